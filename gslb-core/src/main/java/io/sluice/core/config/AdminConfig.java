@@ -1,0 +1,55 @@
+package io.sluice.core.config;
+
+import java.util.List;
+import java.util.Locale;
+
+/** The admin REST API listener and its bearer tokens (stored as SHA-256 hashes only). */
+public record AdminConfig(Boolean enabled, String listen, Integer port, List<TokenConfig> tokens) {
+
+  public AdminConfig {
+    enabled = enabled == null ? Boolean.TRUE : enabled;
+    listen = listen == null ? "127.0.0.1" : listen;
+    port = port == null ? 8053 : port;
+    tokens = Lists.copy(tokens);
+  }
+
+  public static AdminConfig defaults() {
+    return new AdminConfig(null, null, null, null);
+  }
+
+  /** The same settings on another port (a command-line override). */
+  public AdminConfig withPort(int newPort) {
+    return new AdminConfig(enabled, listen, newPort, tokens);
+  }
+
+  void validate(String path, Problems p) {
+    if (!Addresses.isLiteral(listen)) {
+      p.add(Problems.child(path, "listen"), "must be an IP address, was '" + listen + "'");
+    }
+    p.range(Problems.child(path, "port"), port, 0, 65535);
+    for (int i = 0; i < tokens.size(); i++) {
+      tokens.get(i).validate(Problems.index(Problems.child(path, "tokens"), i), p);
+    }
+  }
+
+  /** A named bearer token with a role; {@code sha256} is the hex SHA-256 of the token. */
+  public record TokenConfig(String name, String role, String sha256) {
+    public TokenConfig {
+      role = role == null ? null : role.toLowerCase(Locale.ROOT);
+      sha256 = sha256 == null ? null : sha256.toLowerCase(Locale.ROOT);
+    }
+
+    void validate(String path, Problems p) {
+      p.required(Problems.child(path, "name"), name);
+      if (p.required(Problems.child(path, "role"), role)
+          && !List.of("viewer", "operator", "admin").contains(role)) {
+        p.add(
+            Problems.child(path, "role"),
+            "must be one of viewer, operator, admin; was '" + role + "'");
+      }
+      if (p.required(Problems.child(path, "sha256"), sha256) && !sha256.matches("[0-9a-f]{64}")) {
+        p.add(Problems.child(path, "sha256"), "must be 64 hex digits (the token's SHA-256)");
+      }
+    }
+  }
+}

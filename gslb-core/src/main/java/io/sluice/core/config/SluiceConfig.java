@@ -1,0 +1,78 @@
+package io.sluice.core.config;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The whole validated configuration of one Sluice node, as read from YAML. Immutable; a reload
+ * builds a new instance and swaps it in whole.
+ */
+public record SluiceConfig(
+    DnsConfig dns,
+    AdminConfig admin,
+    String stateDir,
+    List<ZoneConfig> zones,
+    Map<String, RegionConfig> regions,
+    TopologyConfig topology,
+    Map<String, PoolConfig> pools,
+    ProbeConfig probes,
+    @JsonIgnore Path baseDir) {
+
+  public SluiceConfig {
+    dns = dns == null ? DnsConfig.defaults() : dns;
+    admin = admin == null ? AdminConfig.defaults() : admin;
+    stateDir = stateDir == null ? "var/state" : stateDir;
+    zones = Lists.copy(zones);
+    regions = Lists.copyOrdered(regions);
+    topology = topology == null ? TopologyConfig.defaults() : topology;
+    pools = Lists.copyOrdered(pools);
+    probes = probes == null ? ProbeConfig.defaults() : probes;
+    baseDir = baseDir == null ? Path.of(".") : baseDir;
+  }
+
+  /** The same configuration with relative paths resolved against {@code dir}. */
+  public SluiceConfig withBaseDir(Path dir) {
+    return new SluiceConfig(dns, admin, stateDir, zones, regions, topology, pools, probes, dir);
+  }
+
+  /** Resolves a path from the configuration against the directory of the configuration file. */
+  public Path resolve(String path) {
+    return baseDir.resolve(path).normalize();
+  }
+
+  /** The state directory, resolved. */
+  public Path stateDirectory() {
+    return resolve(stateDir);
+  }
+
+  /** Every service of every zone, in declaration order. */
+  public List<ServiceConfig> services() {
+    List<ServiceConfig> all = new ArrayList<>();
+    for (ZoneConfig z : zones) {
+      all.addAll(z.services());
+    }
+    return all;
+  }
+
+  /** Checks everything that can be checked without the DNS wire format. */
+  public void validate(Problems p) {
+    dns.validate("dns", p);
+    admin.validate("admin", p);
+    if (stateDir.isBlank()) {
+      p.add("stateDir", "must not be empty");
+    }
+    if (zones.isEmpty()) {
+      p.add("zones", "at least one zone is required");
+    }
+    for (int i = 0; i < zones.size(); i++) {
+      zones.get(i).validate(Problems.index("zones", i), this, p);
+    }
+    regions.forEach((name, r) -> r.validate(Problems.child("regions", name), this, p));
+    topology.validate("topology", this, p);
+    pools.forEach((name, pool) -> pool.validate(Problems.child("pools", name), this, p));
+    probes.validate("probes", p);
+  }
+}

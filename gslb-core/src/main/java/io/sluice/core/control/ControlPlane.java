@@ -1,0 +1,82 @@
+package io.sluice.core.control;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Every operator action on traffic, as the admin API and CLI call it. Each command is validated,
+ * applied as one new snapshot, persisted and audited with {@code actor} before it returns; an
+ * optional {@code requestId} makes a retried command a no-op that returns the first result.
+ */
+public interface ControlPlane {
+
+  /** Sets pool weights of a service, at once or as a ramp. */
+  CommandResult setWeights(
+      Actor actor,
+      String service,
+      Map<String, Integer> weights,
+      boolean ramp,
+      String reason,
+      String requestId)
+      throws CommandRejectedException;
+
+  /** Starts a planned move of {@code from} pools' share to {@code to} pools, as a gated ramp. */
+  CommandResult startMove(
+      Actor actor,
+      String service,
+      List<String> from,
+      List<String> to,
+      List<Integer> steps,
+      String reason,
+      String requestId)
+      throws CommandRejectedException;
+
+  /** Aborts the move in progress on a service, keeping its current step. */
+  CommandResult abortMove(Actor actor, String service, String reason, String requestId)
+      throws CommandRejectedException;
+
+  /** Restores the last stable plan of one service, or of every service when null. */
+  CommandResult rollback(Actor actor, String service, String reason, String requestId)
+      throws CommandRejectedException;
+
+  /** Freezes or unfreezes automation globally (service null) or for one service. */
+  CommandResult freeze(Actor actor, String service, boolean frozen, String reason, String requestId)
+      throws CommandRejectedException;
+
+  /** Confirms or rejects the pending step of a service (auto-with-confirm, failback). */
+  CommandResult confirm(
+      Actor actor, String service, boolean accept, String reason, String requestId)
+      throws CommandRejectedException;
+
+  /** Starts a drill: {@code percent} of clients to {@code to} pools for {@code seconds}. */
+  CommandResult startDrill(
+      Actor actor,
+      String service,
+      List<String> to,
+      double percent,
+      long seconds,
+      String reason,
+      String requestId)
+      throws CommandRejectedException;
+
+  /** Stops the drill of a service and restores its traffic. */
+  CommandResult stopDrill(Actor actor, String service, String reason, String requestId)
+      throws CommandRejectedException;
+
+  /** Drains (no new traffic) or undrains a pool (by name) or an endpoint ({@code pool/name}). */
+  CommandResult drain(Actor actor, String target, boolean drained, String reason, String requestId)
+      throws CommandRejectedException;
+
+  /** The traffic state of every service, for status screens. */
+  List<ServiceStatus> status();
+
+  /** Audit events matching {@code query}, newest first. */
+  List<AuditEvent> audit(AuditQuery query);
+
+  /** Switch records of one service (or all when null), newest first. */
+  List<SwitchRecord> switches(String service);
+
+  /** One switch record. */
+  Optional<SwitchRecord> switchRecord(String id);
+}

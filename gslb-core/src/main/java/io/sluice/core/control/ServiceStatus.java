@@ -1,0 +1,19 @@
+package io.sluice.core.control;
+
+import java.util.Map;
+
+/**
+ * Operator-visible traffic state of one service: current share per pool, the ramp or drill in
+ * progress, a pending confirmation, freeze flags and the TTL being served.
+ */
+public record ServiceStatus(
+    String service,
+    String mode,
+    boolean frozen,
+    boolean globallyFrozen,
+    Map<String, Double> shares,
+    Map<String, Object> ramp,
+    Map<String, Object> drill,
+    Map<String, Object> pending,
+    long ttlServed,
+    long lastStableVersion) {}

@@ -1,0 +1,60 @@
+package io.sluice.core.health;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * An immutable view of every endpoint's health, keyed by endpoint key ({@code pool/endpoint}).
+ * Endpoints missing from the view are {@link EndpointHealth#UNKNOWN}.
+ */
+public final class HealthView {
+  /** The view in which nothing is known yet. */
+  public static final HealthView EMPTY = new HealthView(Map.of(), 0);
+
+  private final Map<String, EndpointHealth> byEndpoint;
+  private final long version;
+
+  private HealthView(Map<String, EndpointHealth> byEndpoint, long version) {
+    this.byEndpoint = byEndpoint;
+    this.version = version;
+  }
+
+  /** A view holding a copy of {@code byEndpoint}. */
+  public static HealthView of(Map<String, EndpointHealth> byEndpoint, long version) {
+    return new HealthView(Map.copyOf(byEndpoint), version);
+  }
+
+  /** Health of one endpoint. */
+  public EndpointHealth get(String endpointKey) {
+    return byEndpoint.getOrDefault(endpointKey, EndpointHealth.UNKNOWN);
+  }
+
+  /** Verdict of one endpoint. */
+  public Verdict verdict(String endpointKey) {
+    return get(endpointKey).verdict();
+  }
+
+  /** Every endpoint with known health. */
+  public Map<String, EndpointHealth> all() {
+    return byEndpoint;
+  }
+
+  /** Increases with every change, so readers can cache derived data per version. */
+  public long version() {
+    return version;
+  }
+
+  /** A new view with one endpoint's health replaced. */
+  public HealthView with(String endpointKey, EndpointHealth health) {
+    Map<String, EndpointHealth> copy = new HashMap<>(byEndpoint);
+    copy.put(endpointKey, health);
+    return new HealthView(Map.copyOf(copy), version + 1);
+  }
+
+  /** A new view with several endpoints' health replaced at once. */
+  public HealthView withAll(Map<String, EndpointHealth> changes) {
+    Map<String, EndpointHealth> copy = new HashMap<>(byEndpoint);
+    copy.putAll(changes);
+    return new HealthView(Map.copyOf(copy), version + 1);
+  }
+}

@@ -1,0 +1,39 @@
+package io.sluice.core.spi;
+
+/**
+ * Where every module reports what it measures. Every method has a no-op default, so a module can
+ * run without a metrics backend; the admin module binds it to Micrometer. Implementations must be
+ * cheap and non-blocking: the DNS path calls them per query.
+ */
+public interface GslbMetrics {
+
+  /** A metrics sink that discards everything. */
+  GslbMetrics NOOP = new GslbMetrics() {};
+
+  /** One DNS query answered (or dropped: rcode "DROPPED"). */
+  default void dnsQuery(String zone, String qtype, String rcode, String transport, long nanos) {}
+
+  /** One service answer naming a pool; {@code nearest} when the pool is in the client's region. */
+  default void serviceAnswer(String service, String pool, boolean nearest) {}
+
+  /** One health check finished. */
+  default void probeCheck(String kind, boolean ok, String reason, long nanos) {}
+
+  /** How late a scheduled check started. */
+  default void probeScheduleLag(long nanos) {}
+
+  /** A verdict changed. */
+  default void verdictChange(String endpoint, String from, String to) {}
+
+  /** A ramp advanced a step. */
+  default void rampStep(String service, double percent) {}
+
+  /** A rollback completed, in {@code nanos} from command to the new snapshot. */
+  default void rollback(String service, long nanos) {}
+
+  /** The TTL a service currently serves. */
+  default void servedTtl(String service, long ttl) {}
+
+  /** A configuration reload was attempted. */
+  default void configReload(boolean ok) {}
+}

@@ -1,0 +1,118 @@
+package io.sluice.core.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ConfigLoaderTest {
+
+  static final String ZONE =
+      """
+      zones:
+        - origin: example.com.
+          soa: { mname: ns1.example.com., rname: hostmaster.example.com. }
+          ns: [ns1.example.com.]
+      """;
+
+  static SluiceConfig parse(String yaml) throws ConfigException {
+    return ConfigLoader.parse(yaml, "test.yaml", Path.of("."));
+  }
+
+  @Test
+  void minimalConfigGetsDefaults() throws Exception {
+    SluiceConfig c = parse(ZONE);
+    assertEquals(5353, c.dns().port());
+    assertEquals(1232, c.dns().udpPayloadSize());
+    assertEquals(Duration.ofSeconds(10), c.dns().tcpIdleTimeout());
+    assertEquals("example.com.", c.zones().get(0).origin());
+    assertEquals(300L, c.zones().get(0).soa().minimum());
+    assertEquals("127.0.0.1", c.admin().listen());
+  }
+
+  @Test
+  void shippedExampleIsValid() throws Exception {
+    Path example = Path.of("..", "config", "sluice.yaml");
+    SluiceConfig c = ConfigLoader.load(example);
+    assertTrue(c.zones().size() >= 2);
+    assertTrue(c.services().size() >= 1);
+  }
+
+  @Test
+  void durationsAcceptUnits() throws Exception {
+    SluiceConfig c = parse("dns: { tcpIdleTimeout: 500ms }\n" + ZONE);
+    assertEquals(Duration.ofMillis(500), c.dns().tcpIdleTimeout());
+  }
+
+  static Stream<Arguments> invalid() {
+    return Stream.of(
+        Arguments.of("dns: { port: 70000 }\n" + ZONE, "dns.port: must be 0..65535, was 70000"),
+        Arguments.of("dns: { prot: 53 }\n" + ZONE, "dns: unknown key 'prot'"),
+        Arguments.of("dns: { port: fifty }\n" + ZONE, "dns.port: expected a whole number"),
+        Arguments.of("dns: { listen: [localhost] }\n" + ZONE, "dns.listen[0]: must be an IPv4"),
+        Arguments.of(
+            "dns: { tcpIdleTimeout: soon }\n" + ZONE, "dns.tcpIdleTimeout: must be a duration"),
+        Arguments.of(
+            "dns: { udpPayloadSize: 100 }\n" + ZONE, "dns.udpPayloadSize: must be 512..65535"),
+        Arguments.of("zones: []\n", "zones: at least one zone is required"),
+        Arguments.of(
+            """
+            zones:
+              - origin: example.com.
+                ns: [ns1.example.com.]
+            """,
+            "zones[0].soa: is required"),
+        Arguments.of(
+            ZONE + "    records:\n      - { name: www, type: A, ttl: -1, data: 192.0.2.1 }\n",
+            "zones[0].records[0].ttl: must be 0..2147483647, was -1"),
+        Arguments.of(
+            ZONE + "    records:\n      - { name: www, type: BOGUS, data: x }\n",
+            "zones[0].records[0].type: unsupported record type 'BOGUS'"),
+        Arguments.of(
+            ZONE + "    records:\n      - { name: www.other.org., type: A, data: 192.0.2.1 }\n",
+            "zones[0].records[0].name: 'www.other.org.' is outside the zone"),
+        Arguments.of(
+            ZONE + "    services:\n      - { name: app, pools: [nope] }\n",
+            "zones[0].services[0].pools[0].pool: unknown pool 'nope'"),
+        Arguments.of(
+            "pools:\n  p1:\n    endpoints: [{ address: 192.0.2.1 }]\n"
+                + ZONE
+                + "    services:\n      - { name: app, pools: [{ pool: p1, weight: 0 }] }\n",
+            "zones[0].services[0].pools: weights are all zero"),
+        Arguments.of(
+            "pools:\n  p1:\n    endpoints: [{ address: 192.0.2.999 }]\n" + ZONE,
+            "pools.p1.endpoints[0].address: must be an IP address"),
+        Arguments.of(
+            "topology:\n  networks: [{ cidr: 10.0.0.1/8, region: x }]\n" + ZONE,
+            "topology.networks[0].cidr: has host bits set"),
+        Arguments.of(
+            "admin: { tokens: [{ name: a, role: root, sha256: abc }] }\n" + ZONE,
+            "admin.tokens[0].role: must be one of viewer, operator, admin"),
+        Arguments.of("", "the file is empty"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("invalid")
+  void invalidConfigNamesFieldAndReason(String yaml, String expected) {
+    ConfigException e = assertThrows(ConfigException.class, () -> parse(yaml));
+    assertTrue(
+        e.getMessage().contains(expected),
+        () -> "expected '" + expected + "' in:\n" + e.getMessage());
+    assertTrue(e.getMessage().startsWith("test.yaml: "), e.getMessage());
+  }
+
+  @Test
+  void reportsEveryProblemAtOnce() {
+    ConfigException e =
+        assertThrows(
+            ConfigException.class, () -> parse("dns: { port: -1, udpPayloadSize: 1 }\n" + ZONE));
+    assertEquals(2, e.problems().size(), e.getMessage());
+  }
+}
