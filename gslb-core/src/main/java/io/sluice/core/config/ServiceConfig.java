@@ -1,12 +1,15 @@
 package io.sluice.core.config;
 
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
  * A GSLB service: a name in a zone whose A/AAAA (or CNAME) answer is computed per query by the
- * policy chain over the service's pools.
+ * policy chain over the service's pools. {@code crossRegionLimit} is the largest share (percent) of
+ * a region's clients that may be answered from another region while the region's own pools are
+ * usable; null means no limit.
  */
 public record ServiceConfig(
     String name,
@@ -16,7 +19,8 @@ public record ServiceConfig(
     Integer maxRecords,
     Boolean failOpen,
     LastResortConfig lastResort,
-    TrafficConfig traffic) {
+    TrafficConfig traffic,
+    Integer crossRegionLimit) {
 
   public ServiceConfig {
     ttl = ttl == null ? 60L : ttl;
@@ -26,6 +30,28 @@ public record ServiceConfig(
     failOpen = failOpen == null ? Boolean.TRUE : failOpen;
     lastResort = lastResort == null ? LastResortConfig.defaults() : lastResort;
     traffic = traffic == null ? TrafficConfig.defaults() : traffic;
+  }
+
+  /** A service without a cross-region limit. */
+  public ServiceConfig(
+      String name,
+      Long ttl,
+      List<ServicePoolConfig> pools,
+      List<String> chain,
+      Integer maxRecords,
+      Boolean failOpen,
+      LastResortConfig lastResort,
+      TrafficConfig traffic) {
+    this(name, ttl, pools, chain, maxRecords, failOpen, lastResort, traffic, null);
+  }
+
+  /** The parsed chain; only valid on a validated configuration. */
+  public List<ChainStep> steps() {
+    List<ChainStep> out = new ArrayList<>(chain.size());
+    for (String s : chain) {
+      out.add(ChainStep.parse(s));
+    }
+    return List.copyOf(out);
   }
 
   /** The absolute, lower-case owner name of this service in zone {@code origin}. */
@@ -61,10 +87,77 @@ public record ServiceConfig(
         && pools.stream().allMatch(sp -> sp.weight() != null && sp.weight() == 0)) {
       p.add(Problems.child(path, "pools"), "weights are all zero: no pool could ever be chosen");
     }
+    if (crossRegionLimit != null) {
+      p.range(Problems.child(path, "crossRegionLimit"), crossRegionLimit, 0, 100);
+    }
     if (chain.isEmpty()) {
       p.add(Problems.child(path, "chain"), "at least one step is required");
     }
+    validateChain(Problems.child(path, "chain"), root, p);
     lastResort.validate(Problems.child(path, "lastResort"), p);
     traffic.validate(Problems.child(path, "traffic"), p);
+  }
+
+  private void validateChain(String path, SluiceConfig root, Problems p) {
+    Set<String> seen = new HashSet<>();
+    String balancer = null;
+    boolean preference = false;
+    for (int i = 0; i < chain.size(); i++) {
+      String sp = Problems.index(path, i);
+      ChainStep step;
+      try {
+        step = ChainStep.parse(chain.get(i));
+      } catch (IllegalArgumentException e) {
+        p.add(sp, e.getMessage());
+        continue;
+      }
+      String key = step.name().equals("residency") ? step.toString() : step.name();
+      if (!seen.add(key)) {
+        p.add(sp, "step '" + key + "' appears twice");
+      }
+      if (i == 0 && !step.name().equals("healthy")) {
+        p.add(sp, "the first step must be 'healthy', was '" + step.name() + "'");
+      }
+      if (ChainStep.RED_LINES.contains(step.name())) {
+        if (preference) {
+          p.add(sp, "red-line step '" + step.name() + "' must come before every other step");
+        }
+      } else {
+        preference = true;
+      }
+      if (balancer != null && !step.name().equals("limit")) {
+        p.add(sp, "only 'limit' may follow the balancing step '" + balancer + "'");
+      }
+      if (ChainStep.BALANCERS.contains(step.name())) {
+        balancer = step.name();
+      }
+      if (step.name().equals("residency")) {
+        validateResidency(sp, step.arg(null), root, p);
+      }
+    }
+  }
+
+  private void validateResidency(String path, String rule, SluiceConfig root, Problems p) {
+    ResidencyConfig r = root.topology().residency().get(rule);
+    if (r == null) {
+      p.add(
+          path,
+          "unknown residency rule '"
+              + rule
+              + "' (defined rules: "
+              + String.join(", ", root.topology().residency().keySet())
+              + ")");
+      return;
+    }
+    boolean any = pools.stream().anyMatch(sp -> r.pools().contains(sp.pool()));
+    if (!any) {
+      p.add(
+          path,
+          "residency rule '"
+              + rule
+              + "' can never be satisfied: none of its pools "
+              + r.pools()
+              + " serves this service");
+    }
   }
 }

@@ -2,21 +2,32 @@ package io.sluice.core.config;
 
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * How a client address maps to a region: explicit network maps first (longest prefix wins), then
- * the GeoIP database if configured, then the default region.
+ * the GeoIP database if configured, then the default region. {@code residency} holds the named
+ * residency rules that services apply with the chain step {@code residency(name)}.
  */
 public record TopologyConfig(
-    String defaultRegion, List<NetworkMapEntry> networks, GeoIpConfig geoip) {
+    String defaultRegion,
+    List<NetworkMapEntry> networks,
+    GeoIpConfig geoip,
+    Map<String, ResidencyConfig> residency) {
 
   public TopologyConfig {
     networks = Lists.copy(networks);
+    residency = Lists.copyOrdered(residency);
+  }
+
+  /** A topology without residency rules. */
+  public TopologyConfig(String defaultRegion, List<NetworkMapEntry> networks, GeoIpConfig geoip) {
+    this(defaultRegion, networks, geoip, null);
   }
 
   public static TopologyConfig defaults() {
-    return new TopologyConfig(null, null, null);
+    return new TopologyConfig(null, null, null, null);
   }
 
   void validate(String path, SluiceConfig root, Problems p) {
@@ -35,5 +46,8 @@ public record TopologyConfig(
     if (geoip != null) {
       geoip.validate(Problems.child(path, "geoip"), root, p);
     }
+    residency.forEach(
+        (name, rule) ->
+            rule.validate(Problems.child(Problems.child(path, "residency"), name), root, p));
   }
 }

@@ -12,10 +12,17 @@ public final class HealthView {
   public static final HealthView EMPTY = new HealthView(Map.of(), 0);
 
   private final Map<String, EndpointHealth> byEndpoint;
+  private final Map<String, Double> poolLoad;
   private final long version;
 
   private HealthView(Map<String, EndpointHealth> byEndpoint, long version) {
+    this(byEndpoint, Map.of(), version);
+  }
+
+  private HealthView(
+      Map<String, EndpointHealth> byEndpoint, Map<String, Double> poolLoad, long version) {
     this.byEndpoint = byEndpoint;
+    this.poolLoad = poolLoad;
     this.version = version;
   }
 
@@ -48,13 +55,34 @@ public final class HealthView {
   public HealthView with(String endpointKey, EndpointHealth health) {
     Map<String, EndpointHealth> copy = new HashMap<>(byEndpoint);
     copy.put(endpointKey, health);
-    return new HealthView(Map.copyOf(copy), version + 1);
+    return new HealthView(Map.copyOf(copy), poolLoad, version + 1);
   }
 
   /** A new view with several endpoints' health replaced at once. */
   public HealthView withAll(Map<String, EndpointHealth> changes) {
     Map<String, EndpointHealth> copy = new HashMap<>(byEndpoint);
     copy.putAll(changes);
-    return new HealthView(Map.copyOf(copy), version + 1);
+    return new HealthView(Map.copyOf(copy), poolLoad, version + 1);
+  }
+
+  /**
+   * The current load of pool {@code pool} in the unit of its configured capacity (for example
+   * connections or requests per second), or NaN when nothing has been reported.
+   */
+  public double poolLoad(String pool) {
+    Double v = poolLoad.get(pool);
+    return v == null ? Double.NaN : v;
+  }
+
+  /** Every reported pool load. */
+  public Map<String, Double> poolLoads() {
+    return poolLoad;
+  }
+
+  /** A new view with the given pools' loads replaced (the capacity-aware selector reads them). */
+  public HealthView withPoolLoads(Map<String, Double> loads) {
+    Map<String, Double> copy = new HashMap<>(poolLoad);
+    copy.putAll(loads);
+    return new HealthView(byEndpoint, Map.copyOf(copy), version + 1);
   }
 }
