@@ -31,6 +31,12 @@ public interface GslbMetrics {
   /** A rollback completed, in {@code nanos} from command to the new snapshot. */
   default void rollback(String service, long nanos) {}
 
+  /**
+   * A policy event on one answer: {@code fail-open}, {@code fail-closed} or {@code
+   * residency-last-resort}.
+   */
+  default void policyEvent(String service, String event) {}
+
   /** The TTL a service currently serves. */
   default void servedTtl(String service, long ttl) {}
 

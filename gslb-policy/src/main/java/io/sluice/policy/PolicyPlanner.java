@@ -1,0 +1,252 @@
+package io.sluice.policy;
+
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.spi.AddressFamily;
+import io.sluice.core.spi.AnswerPlanner;
+import io.sluice.core.spi.ClientInfo;
+import io.sluice.core.spi.Decision;
+import io.sluice.core.spi.DecisionExplainer;
+import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.state.Snapshot;
+import io.sluice.core.state.SnapshotStore;
+import io.sluice.policy.topology.ClientTopology;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The policy chain as the DNS module's {@link AnswerPlanner} and the admin API's {@link
+ * DecisionExplainer}.
+ *
+ * <p>Two levels of precomputation keep the query path to a few array reads: a configuration is
+ * compiled once per config version ({@link CompiledConfig}: names to indexes, chains to steps, the
+ * GeoIP database into prefix tries), and every snapshot version derives each service's outcomes per
+ * (family, cohort, region) ({@link ServiceState}). Both happen on the writer's thread through a
+ * snapshot listener; a query that sees a snapshot before its listener has run derives it itself.
+ * Per query the planner reads the snapshot once, looks the client up in the trie, picks a variant
+ * by the client's stable hash and returns a cached {@link Decision}: the same instance for the same
+ * answer within a snapshot version.
+ */
+public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
+  private static final Decision UNKNOWN = Decision.of(Decision.Outcome.UNKNOWN_SERVICE, 0);
+
+  private final SnapshotStore store;
+  private final GslbMetrics metrics;
+  private volatile CompiledConfig compiled;
+  private volatile Live live;
+
+  /**
+   * A planner over {@code store}; compiles the current configuration now (reading the GeoIP
+   * database if one is configured) and follows every later snapshot.
+   *
+   * @throws ConfigException when the configuration is invalid for the policy chain
+   */
+  public PolicyPlanner(SnapshotStore store, GslbMetrics metrics) throws ConfigException {
+    this.store = store;
+    this.metrics = metrics;
+    Snapshot s = store.current();
+    this.compiled = PlanCompiler.compile(s.config(), "config");
+    this.live = derive(s, compiled);
+    store.addListener(this::refresh);
+  }
+
+  /**
+   * Checks the parts of {@code config} only the policy module understands (residency, step
+   * arguments, GeoIP database); call before publishing a reloaded configuration.
+   *
+   * @return warnings worth logging, each prefixed with its config path
+   */
+  public static List<String> check(SluiceConfig config, String file) throws ConfigException {
+    return PlanCompiler.compile(config, file).warnings();
+  }
+
+  private void refresh(Snapshot s) {
+    current(s);
+  }
+
+  private Live current(Snapshot s) {
+    Live l = live;
+    if (l.version == s.version() && l.config == s.config()) {
+      return l;
+    }
+    CompiledConfig c = compiled;
+    if (c.config() != s.config()) {
+      try {
+        c = PlanCompiler.compile(s.config(), "config");
+      } catch (ConfigException e) {
+        // The reloader validated this configuration with check(); keep serving the last good plan.
+        return l;
+      }
+      compiled = c;
+    }
+    l = derive(s, c);
+    live = l;
+    return l;
+  }
+
+  private static Live derive(Snapshot s, CompiledConfig c) {
+    Map<String, ServiceState> services = new HashMap<>();
+    for (CompiledService svc : c.services().values()) {
+      services.put(svc.fqdn(), new ServiceState(svc, c, s));
+    }
+    return new Live(s.version(), s.config(), c, services);
+  }
+
+  @Override
+  public Decision plan(String service, AddressFamily family, ClientInfo client) {
+    Live l = current(store.current());
+    ServiceState st = l.services.get(service);
+    if (st == null) {
+      return UNKNOWN;
+    }
+    byte[] address = client.address();
+    ClientTopology topo = l.compiled.topology();
+    int region = ClientTopology.region(topo.locate(address));
+    int bucket = st.thresholds.length == 0 ? 0 : client.bucket();
+    Outcome o = st.outcomes[family.ordinal()][st.cohort(bucket)][region];
+    Answers a = o.answers();
+    int scope = topo.scope(address, o.regionClass());
+    int variant = 0;
+    if (a.clientDependent) {
+      variant = a.spread.pick(clientHash(client));
+      scope = Math.max(scope, hashPrefix(client));
+    }
+    Decision d = a.decision(variant, scope);
+    report(st, o, a, variant, region);
+    return d;
+  }
+
+  private void report(ServiceState st, Outcome o, Answers a, int variant, int region) {
+    if (metrics == GslbMetrics.NOOP) {
+      return;
+    }
+    CompiledService svc = st.service();
+    int last = -1;
+    for (int m : a.members(variant)) {
+      int p = m >>> 16;
+      if (p != last) {
+        metrics.serviceAnswer(
+            svc.fqdn(), svc.pools().names().get(p), svc.pools().regions()[p] == region);
+        last = p;
+      }
+    }
+    for (String e : o.events()) {
+      metrics.policyEvent(svc.fqdn(), e);
+    }
+  }
+
+  @Override
+  public Explanation explain(String service, AddressFamily family, ClientInfo client) {
+    Live l = current(store.current());
+    ServiceState st = l.services.get(service);
+    String who = describe(client);
+    if (st == null) {
+      return new Explanation(service, who, "none", "none", List.of(), UNKNOWN);
+    }
+    ClientTopology topo = l.compiled.topology();
+    long located = topo.locate(client.address());
+    int region = ClientTopology.region(located);
+    int bucket = client.bucket();
+    ChainContext ctx =
+        new ChainContext(
+            st.service().pools(), l.compiled.regions(), region, st.rtt(), st.load(), true);
+    ChainResult r = ChainEvaluator.evaluate(st.service(), st, family.ordinal(), bucket, ctx);
+    List<Step> steps = new ArrayList<>(r.steps());
+    Answers a = st.answers(family.ordinal(), r, ctx);
+    long hash = clientHash(client);
+    int variant = a.clientDependent ? a.spread.pick(hash) : 0;
+    String balance = r.lastResort() ? "" : a.spread.describe();
+    String balanceStep = st.service().balancer() == null ? "limit" : balancerName(st);
+    steps.add(
+        new Step(
+            balanceStep,
+            st.service().pools().names(r.pools()),
+            a.spread.variants() == 0 ? List.of() : decisionPools(st, a, variant),
+            balance
+                + (a.clientDependent
+                    ? "; client bucket "
+                        + bucket
+                        + ", hash of /"
+                        + hashPrefix(client)
+                        + " picks variant "
+                        + variant
+                        + " of "
+                        + a.spread.variants()
+                    : "")));
+    Decision d = plan(service, family, client);
+    return new Explanation(
+        service,
+        who,
+        l.compiled.regions().name(region),
+        ClientTopology.source(located).label() + " (/" + ClientTopology.depth(located) + ")",
+        List.copyOf(steps),
+        d);
+  }
+
+  private static String balancerName(ServiceState st) {
+    for (CompiledStep s : st.service().steps()) {
+      if (s.kind() == CompiledStep.Kind.BALANCE) {
+        return s.text();
+      }
+    }
+    return "limit";
+  }
+
+  private static List<String> decisionPools(ServiceState st, Answers a, int variant) {
+    List<String> out = new ArrayList<>();
+    for (int m : a.members(variant)) {
+      String n = st.service().pools().names().get(m >>> 16);
+      if (!out.contains(n)) {
+        out.add(n);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  private static String describe(ClientInfo c) {
+    try {
+      return InetAddress.getByAddress(c.address()).getHostAddress()
+          + "/"
+          + c.sourcePrefix()
+          + (c.fromEcs() ? " (ECS)" : " (resolver)");
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException("bad client address length " + c.address().length, e);
+    }
+  }
+
+  /** The prefix the client hash covers: the client subnet, at most /24 (IPv4) or /56 (IPv6). */
+  static int hashPrefix(ClientInfo c) {
+    return Math.min(c.sourcePrefix(), c.address().length == 4 ? 24 : 56);
+  }
+
+  /**
+   * A stable 64-bit hash of the client subnet (the bits {@link #hashPrefix} covers), the same on
+   * every node and for every resolver carrying the same ECS subnet.
+   */
+  static long clientHash(ClientInfo c) {
+    byte[] a = c.address();
+    int bits = hashPrefix(c);
+    long h = 0x9e3779b97f4a7c15L ^ bits;
+    int full = bits >>> 3;
+    for (int i = 0; i < full; i++) {
+      h = (h ^ (a[i] & 0xff)) * 0x100000001b3L;
+    }
+    int rest = bits & 7;
+    if (rest != 0) {
+      h = (h ^ (a[full] & (0xff << (8 - rest)) & 0xff)) * 0x100000001b3L;
+    }
+    h = (h ^ (h >>> 30)) * 0xbf58476d1ce4e5b9L;
+    h = (h ^ (h >>> 27)) * 0x94d049bb133111ebL;
+    return h ^ (h >>> 31);
+  }
+
+  private record Live(
+      long version,
+      SluiceConfig config,
+      CompiledConfig compiled,
+      Map<String, ServiceState> services) {}
+}

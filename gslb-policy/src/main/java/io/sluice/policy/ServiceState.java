@@ -1,0 +1,201 @@
+package io.sluice.policy;
+
+import io.sluice.core.health.EndpointHealth;
+import io.sluice.core.spi.AddressFamily;
+import io.sluice.core.state.ServicePlan;
+import io.sluice.core.state.Shift;
+import io.sluice.core.state.Snapshot;
+import io.sluice.policy.health.HealthyFilter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * One service in one snapshot: which endpoints are usable per family, the pool latencies and loads,
+ * the effective weights and TTL, the cohort thresholds of the traffic plan, and the precomputed
+ * {@link Outcome} of every (family, cohort, region). Built when a snapshot is first seen; the query
+ * path only indexes into it.
+ */
+final class ServiceState {
+  private final CompiledService svc;
+  private final ServicePlan plan;
+  private final long ttl;
+  private final long[] usable = new long[2];
+  // [family][failOpen ? 1 : 0][pool] -> endpoint indexes into the pool's endpoint list
+  private final int[][][][] endpointIndex = new int[2][2][][];
+  private final EndpointTable[][] tables = new EndpointTable[2][2];
+  private final double[] rtt;
+  private final double[] load;
+  private final int[] weights;
+  final int[] thresholds;
+  final Outcome[][][] outcomes;
+
+  ServiceState(CompiledService svc, CompiledConfig cc, Snapshot s) {
+    this.svc = svc;
+    this.plan = s.traffic().plan(svc.fqdn());
+    this.ttl = plan.ttlOverride() != null ? plan.ttlOverride() : svc.config().ttl();
+    PoolTable t = svc.pools();
+    int n = t.size();
+    rtt = new double[n];
+    load = new double[n];
+    weights = new int[n];
+    for (int p = 0; p < n; p++) {
+      String name = t.names().get(p);
+      weights[p] = plan.weights().getOrDefault(name, t.weights()[p]);
+      load[p] = s.health().poolLoad(name);
+      double best = Double.NaN;
+      for (int e = 0; e < svc.endpointKeys()[p].length; e++) {
+        String key = svc.endpointKeys()[p][e];
+        EndpointHealth h = s.health().get(key);
+        if (HealthyFilter.usable(s, name, key)
+            && !h.stale()
+            && !Double.isNaN(h.rttP50Millis())
+            && !(h.rttP50Millis() >= best)) {
+          best = h.rttP50Millis();
+        }
+      }
+      rtt[p] = best;
+    }
+    for (AddressFamily f : AddressFamily.values()) {
+      int fi = f.ordinal();
+      for (int open = 0; open < 2; open++) {
+        int[][] idx = new int[n][];
+        int[][] w = new int[n][];
+        for (int p = 0; p < n; p++) {
+          List<Integer> keep = new ArrayList<>();
+          for (int e = 0; e < svc.endpointKeys()[p].length; e++) {
+            byte[] a = svc.endpointAddresses()[p][e];
+            boolean fits = a == null || a.length == f.length();
+            if (fits
+                && (open == 1
+                    || HealthyFilter.usable(s, t.names().get(p), svc.endpointKeys()[p][e]))) {
+              keep.add(e);
+            }
+          }
+          idx[p] = keep.stream().mapToInt(Integer::intValue).toArray();
+          w[p] = new int[idx[p].length];
+          for (int i = 0; i < idx[p].length; i++) {
+            w[p][i] = svc.endpoints().get(p).get(idx[p][i]).weight();
+          }
+          if (open == 0 && idx[p].length > 0) {
+            usable[fi] |= 1L << p;
+          }
+        }
+        endpointIndex[fi][open] = idx;
+        tables[fi][open] = new EndpointTable(w);
+      }
+    }
+    TreeSet<Integer> th = new TreeSet<>();
+    for (Shift sh : plan.shifts()) {
+      th.add((int) Math.round(sh.percent() * 100));
+    }
+    if (svc.config().crossRegionLimit() != null) {
+      th.add(svc.config().crossRegionLimit() * 100);
+    }
+    th.remove(0);
+    th.remove(10_000);
+    thresholds = th.stream().mapToInt(Integer::intValue).toArray();
+    outcomes = derive(cc);
+  }
+
+  private Outcome[][][] derive(CompiledConfig cc) {
+    int regions = cc.regions().size() + 1;
+    int cohorts = thresholds.length + 1;
+    Outcome[][][] out = new Outcome[2][cohorts][regions];
+    for (int f = 0; f < 2; f++) {
+      for (int c = 0; c < cohorts; c++) {
+        int bucket = c == 0 ? 0 : thresholds[c - 1];
+        ChainResult[] results = new ChainResult[regions];
+        Map<Long, Answers> shared = new HashMap<>();
+        Map<Long, Long> classes = new HashMap<>();
+        for (int r = 0; r < regions; r++) {
+          ChainContext ctx = new ChainContext(svc.pools(), cc.regions(), r, rtt, load, false);
+          results[r] = ChainEvaluator.evaluate(svc, this, f, bucket, ctx);
+          classes.merge(results[r].key(), 1L << r, (a, b) -> a | b);
+          final int fam = f;
+          final ChainContext cx = ctx;
+          final ChainResult res = results[r];
+          shared.computeIfAbsent(res.key(), k -> answers(fam, res, cx));
+        }
+        for (int r = 0; r < regions; r++) {
+          long key = results[r].key();
+          out[f][c][r] =
+              new Outcome(
+                  shared.get(key), classes.get(key), results[r].events().toArray(new String[0]));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Builds the answers of a chain result (also used by explain, with a tracing context). */
+  Answers answers(int family, ChainResult r, ChainContext ctx) {
+    if (r.lastResort()) {
+      return new Answers(
+          this, family, r, Spread.fixed(new int[0], "last resort"), thresholds.length > 0);
+    }
+    EndpointTable table = tables[family][r.failOpen() ? 1 : 0];
+    Spread spread =
+        svc.balancer() != null
+            ? svc.balancer().spread(r.pools(), weights, table, svc.limit(), ctx)
+            : io.sluice.policy.limit.LimitSpread.of(r.pools(), table, svc.limit());
+    return new Answers(this, family, r, spread, spread.variants() > 1 || thresholds.length > 0);
+  }
+
+  CompiledService service() {
+    return svc;
+  }
+
+  ServicePlan plan() {
+    return plan;
+  }
+
+  long ttl() {
+    return ttl;
+  }
+
+  long usable(int family) {
+    return usable[family];
+  }
+
+  double[] rtt() {
+    return rtt;
+  }
+
+  double[] load() {
+    return load;
+  }
+
+  int endpointIndex(int family, boolean failOpen, int pool, int i) {
+    return endpointIndex[family][failOpen ? 1 : 0][pool][i];
+  }
+
+  /** The pools named in {@code names} as a mask (names the service does not use are ignored). */
+  long mask(List<String> names) {
+    long m = 0;
+    for (String n : names) {
+      int p = svc.pools().names().indexOf(n);
+      if (p >= 0) {
+        m |= 1L << p;
+      }
+    }
+    return m;
+  }
+
+  /** The cohort of a client bucket: how many thresholds are at or below it. */
+  int cohort(int bucket) {
+    int c = 0;
+    while (c < thresholds.length && thresholds[c] <= bucket) {
+      c++;
+    }
+    return c;
+  }
+
+  @Override
+  public String toString() {
+    return svc.fqdn() + Arrays.toString(thresholds);
+  }
+}
