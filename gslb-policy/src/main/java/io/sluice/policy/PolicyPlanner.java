@@ -167,16 +167,16 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
             st.service().pools().names(r.pools()),
             a.spread.variants() == 0 ? List.of() : decisionPools(st, a, variant),
             balance
+                + "; client bucket "
+                + bucket
                 + (a.clientDependent
-                    ? "; client bucket "
-                        + bucket
-                        + ", hash of /"
+                    ? ", hash of /"
                         + hashPrefix(client)
                         + " picks variant "
                         + variant
                         + " of "
                         + a.spread.variants()
-                    : "")));
+                    : ", the answer does not depend on the client hash")));
     Decision d = plan(service, family, client);
     return new Explanation(
         service,
