@@ -54,7 +54,8 @@ final class PrefixTrieBuilder {
 
   /** Sets the value of a network; longer networks inserted before or after keep their own. */
   void put(byte[] address, int prefix, int value) {
-    values[walk(address, prefix)] = value;
+    int node = walk(address, prefix); // walk may grow (replace) the arrays
+    values[node] = value;
   }
 
   /** Sets the value of a network and drops everything under it (an operator's map wins). */
