@@ -18,6 +18,7 @@ final class Answers {
   private final boolean failOpen;
   private final boolean lastResort;
   private final Decision[][] cache;
+  private final int[][] pools;
 
   Answers(ServiceState live, int family, ChainResult r, Spread spread, boolean clientDependent) {
     this.live = live;
@@ -27,6 +28,7 @@ final class Answers {
     this.spread = spread;
     this.clientDependent = clientDependent;
     this.cache = new Decision[spread.variants()][];
+    this.pools = new int[spread.variants()][];
   }
 
   Decision decision(int variant, int scope) {
@@ -85,8 +87,13 @@ final class Answers {
         : new Decision(Decision.Outcome.ANSWER, addresses, null, ttl, scope, pools);
   }
 
-  /** The pool names of variant {@code v}, for metrics. */
-  int[] members(int v) {
-    return spread.members(v);
+  /** The distinct pool indexes of variant {@code v}, in answer order (do not modify). */
+  int[] pools(int v) {
+    int[] p = pools[v];
+    if (p == null) {
+      p = java.util.Arrays.stream(spread.members(v)).map(m -> m >>> 16).distinct().toArray();
+      pools[v] = p;
+    }
+    return p;
   }
 }

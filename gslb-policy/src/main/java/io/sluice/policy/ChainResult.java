@@ -15,7 +15,10 @@ record ChainResult(
     List<String> events) {
 
   /** The key under which equal results share their answers. */
-  long key() {
-    return lastResort ? -1L : failOpen ? pools ^ Long.MIN_VALUE : pools;
+  Key key() {
+    return new Key(lastResort ? 0 : pools, failOpen, lastResort);
   }
+
+  /** What makes two results give the same answers. */
+  record Key(long pools, boolean failOpen, boolean lastResort) {}
 }

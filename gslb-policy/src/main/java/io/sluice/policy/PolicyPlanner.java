@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The policy chain as the DNS module's {@link AnswerPlanner} and the admin API's {@link
@@ -26,12 +28,13 @@ import java.util.Map;
  * compiled once per config version ({@link CompiledConfig}: names to indexes, chains to steps, the
  * GeoIP database into prefix tries), and every snapshot version derives each service's outcomes per
  * (family, cohort, region) ({@link ServiceState}). Both happen on the writer's thread through a
- * snapshot listener; a query that sees a snapshot before its listener has run derives it itself.
- * Per query the planner reads the snapshot once, looks the client up in the trie, picks a variant
- * by the client's stable hash and returns a cached {@link Decision}: the same instance for the same
- * answer within a snapshot version.
+ * snapshot listener; a query that sees a health or traffic change before its listener has run
+ * derives it itself. Per query the planner reads the snapshot once, looks the client up in the
+ * trie, picks a variant by the client's stable hash and returns a cached {@link Decision}: the same
+ * instance for the same answer within a snapshot version.
  */
 public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
+  private static final Logger LOG = LoggerFactory.getLogger(PolicyPlanner.class);
   private static final Decision UNKNOWN = Decision.of(Decision.Outcome.UNKNOWN_SERVICE, 0);
 
   private final SnapshotStore store;
@@ -64,10 +67,28 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
     return PlanCompiler.compile(config, file).warnings();
   }
 
+  /** Runs on the writer's thread after every published snapshot: compiles a new config. */
   private void refresh(Snapshot s) {
+    CompiledConfig c = compiled;
+    if (c.config() != s.config()) {
+      try {
+        c = PlanCompiler.compile(s.config(), "config");
+      } catch (ConfigException e) {
+        // The reloader validates with check() first; if this still fails, keep the last good plan.
+        LOG.error("policy chain keeps the previous configuration: {}", e.getMessage());
+        return;
+      }
+      compiled = c;
+    }
     current(s);
   }
 
+  /**
+   * The derived state for {@code s}. A health or traffic change is derived here at once, even on
+   * the query path (it is cheap and makes a down pool disappear on the next query); a new
+   * configuration is compiled only by {@link #refresh}, so until it has been, queries keep the
+   * previous state rather than reading a GeoIP database on the query path.
+   */
   private Live current(Snapshot s) {
     Live l = live;
     if (l.version == s.version() && l.config == s.config()) {
@@ -75,13 +96,7 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
     }
     CompiledConfig c = compiled;
     if (c.config() != s.config()) {
-      try {
-        c = PlanCompiler.compile(s.config(), "config");
-      } catch (ConfigException e) {
-        // The reloader validated this configuration with check(); keep serving the last good plan.
-        return l;
-      }
-      compiled = c;
+      return l;
     }
     l = derive(s, c);
     live = l;
@@ -125,14 +140,9 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
       return;
     }
     CompiledService svc = st.service();
-    int last = -1;
-    for (int m : a.members(variant)) {
-      int p = m >>> 16;
-      if (p != last) {
-        metrics.serviceAnswer(
-            svc.fqdn(), svc.pools().names().get(p), svc.pools().regions()[p] == region);
-        last = p;
-      }
+    for (int p : a.pools(variant)) {
+      metrics.serviceAnswer(
+          svc.fqdn(), svc.pools().names().get(p), svc.pools().regions()[p] == region);
     }
     for (String e : o.events()) {
       metrics.policyEvent(svc.fqdn(), e);
@@ -198,11 +208,8 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
 
   private static List<String> decisionPools(ServiceState st, Answers a, int variant) {
     List<String> out = new ArrayList<>();
-    for (int m : a.members(variant)) {
-      String n = st.service().pools().names().get(m >>> 16);
-      if (!out.contains(n)) {
-        out.add(n);
-      }
+    for (int p : a.pools(variant)) {
+      out.add(st.service().pools().names().get(p));
     }
     return List.copyOf(out);
   }

@@ -109,8 +109,8 @@ final class ServiceState {
       for (int c = 0; c < cohorts; c++) {
         int bucket = c == 0 ? 0 : thresholds[c - 1];
         ChainResult[] results = new ChainResult[regions];
-        Map<Long, Answers> shared = new HashMap<>();
-        Map<Long, Long> classes = new HashMap<>();
+        Map<ChainResult.Key, Answers> shared = new HashMap<>();
+        Map<ChainResult.Key, Long> classes = new HashMap<>();
         for (int r = 0; r < regions; r++) {
           ChainContext ctx = new ChainContext(svc.pools(), cc.regions(), r, rtt, load, false);
           results[r] = ChainEvaluator.evaluate(svc, this, f, bucket, ctx);
@@ -121,7 +121,7 @@ final class ServiceState {
           shared.computeIfAbsent(res.key(), k -> answers(fam, res, cx));
         }
         for (int r = 0; r < regions; r++) {
-          long key = results[r].key();
+          ChainResult.Key key = results[r].key();
           out[f][c][r] =
               new Outcome(
                   shared.get(key), classes.get(key), results[r].events().toArray(new String[0]));
