@@ -102,6 +102,46 @@ class PolicyPlannerTest {
   }
 
   @Test
+  void hashDependentAnswersScopeAtLeastTheHashedPrefix() throws Exception {
+    PolicyPlanner p =
+        new PolicyPlanner(
+            Fixtures.store(
+                """
+            - name: w
+              pools: [us1, us2, us3]
+              chain: [healthy, weighted]
+      """),
+            GslbMetrics.NOOP);
+    // Every region gets the same pools, so only the client hash matters: /24 for IPv4...
+    assertEquals(
+        24, p.plan("w.example.com.", AddressFamily.V4, client("10.1.2.0", 24)).scopePrefix());
+    // ...the ECS prefix when it is shorter...
+    assertEquals(
+        16, p.plan("w.example.com.", AddressFamily.V4, client("10.1.0.0", 16)).scopePrefix());
+    // ...and /56 for IPv6, or a shorter source prefix.
+    assertEquals(
+        56, p.plan("w.example.com.", AddressFamily.V4, client("2001:db8:5::", 64)).scopePrefix());
+    assertEquals(
+        48, p.plan("w.example.com.", AddressFamily.V4, client("2001:db8:5::", 48)).scopePrefix());
+  }
+
+  @Test
+  void servfailIsTheDefaultLastResort() throws Exception {
+    SnapshotStore store =
+        Fixtures.store(
+            """
+            - name: sf
+              pools: [eu2]
+              failOpen: false
+      """);
+    PolicyPlanner p = new PolicyPlanner(store, GslbMetrics.NOOP);
+    Fixtures.setVerdict(store, "eu2/192.0.2.2", Verdict.DOWN);
+    assertEquals(
+        Decision.Outcome.FAIL,
+        p.plan("sf.example.com.", AddressFamily.V4, client("10.1.2.0", 24)).outcome());
+  }
+
+  @Test
   void failOpenAnswersFromEveryPoolWhenAllAreDown() throws Exception {
     SnapshotStore store =
         Fixtures.store(
