@@ -31,7 +31,7 @@ final class ChainEvaluator {
           cand &= usable;
           if (trace && cand != in) {
             ctx.note(
-                "down, drained or without a "
+                "down, drained or without an "
                     + familyName(family)
                     + " endpoint: "
                     + t.names(in & ~cand));

@@ -49,8 +49,8 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
    * @throws ConfigException when the configuration is invalid for the policy chain
    */
   public PolicyPlanner(SnapshotStore store, GslbMetrics metrics) throws ConfigException {
-    this.store = store;
-    this.metrics = metrics;
+    this.store = java.util.Objects.requireNonNull(store, "store");
+    this.metrics = java.util.Objects.requireNonNull(metrics, "metrics (use GslbMetrics.NOOP)");
     Snapshot s = store.current();
     this.compiled = PlanCompiler.compile(s.config(), "config");
     this.live = derive(s, compiled);
