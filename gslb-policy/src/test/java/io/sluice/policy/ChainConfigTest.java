@@ -60,6 +60,31 @@ class ChainConfigTest {
             "zones[0].services[0].chain[1]: step 'capacity' needs a capacity"));
   }
 
+  @org.junit.jupiter.api.Test
+  void duplicateNetworkMapsAreErrorsButOverlapsAreFine() throws Exception {
+    String dup =
+        Fixtures.BASE.replace(
+            "    - { cidr: 10.3.0.0/16, region: ap }\n",
+            "    - { cidr: 10.3.0.0/16, region: ap }\n    - { cidr: 10.3.0.0/16, region: eu }\n");
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                io.sluice.core.config.ConfigLoader.parse(
+                    dup + svc("pools: [eu1]"), "test.yaml", java.nio.file.Path.of(".")));
+    assertTrue(
+        e.getMessage().contains("topology.networks[3].cidr: duplicate network '10.3.0.0/16'"),
+        e.getMessage());
+    String overlap =
+        Fixtures.BASE.replace(
+            "    - { cidr: 10.3.0.0/16, region: ap }\n",
+            "    - { cidr: 10.3.0.0/16, region: ap }\n    - { cidr: 10.3.1.0/24, region: eu }\n");
+    PolicyPlanner.check(
+        io.sluice.core.config.ConfigLoader.parse(
+            overlap + svc("pools: [eu1]"), "test.yaml", java.nio.file.Path.of(".")),
+        "test.yaml");
+  }
+
   @ParameterizedTest
   @MethodSource("invalid")
   void rejected(String services, String expected) {
