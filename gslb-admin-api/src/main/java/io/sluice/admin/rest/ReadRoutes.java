@@ -59,7 +59,7 @@ final class ReadRoutes {
   }
 
   private ApiResponse withVersions(String key, Object value) {
-    return ApiResponse.ok(withVersions(key, value, null));
+    return withVersions(key, value, null);
   }
 
   private ApiResponse withVersions(String key, Object value, Snapshot s) {
