@@ -3,9 +3,12 @@ package io.sluice.admin.rest;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import java.io.IOException;
 
 /**
@@ -17,6 +20,13 @@ final class JsonBodies {
 
   JsonBodies(ObjectMapper mapper) {
     this.mapper = mapper;
+    // The config mapper already refuses "5" for a number; a body must also refuse 5 for a string.
+    for (CoercionInputShape shape :
+        new CoercionInputShape[] {
+          CoercionInputShape.Integer, CoercionInputShape.Float, CoercionInputShape.Boolean
+        }) {
+      mapper.coercionConfigFor(LogicalType.Textual).setCoercion(shape, CoercionAction.Fail);
+    }
   }
 
   /** The body as {@code type}; an empty body reads as {@code {}}. */
