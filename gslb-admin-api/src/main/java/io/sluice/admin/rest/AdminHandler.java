@@ -68,6 +68,11 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
           () -> {
             try {
               handle(ctx, http);
+            } catch (Throwable t) {
+              // Only an Error gets here; the client must not wait for an answer that never comes.
+              log.error("admin request failed", t);
+              ctx.close();
+              throw t;
             } finally {
               http.release();
             }
@@ -189,7 +194,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
               ? new ApiException(409, "conflict", e.field(), message)
               : new ApiException(400, "rejected", e.field(), message),
           Map.of());
-    } catch (Exception | LinkageError | AssertionError e) {
+    } catch (Exception e) {
       String id = UUID.randomUUID().toString();
       log.error("internal error {} on {} {} from {}", id, method, uri.path(), source, e);
       Map<String, Object> body = new LinkedHashMap<>();

@@ -2,6 +2,7 @@ package io.sluice.admin.rest;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -36,6 +37,7 @@ import io.sluice.core.state.SnapshotStore;
 import java.io.File;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -117,7 +119,7 @@ public final class AdminServer implements AutoCloseable {
   }
 
   /** Every route the server answers, for documentation checks. */
-  public java.util.List<Route> routes() {
+  public List<Route> routes() {
     return router.routes();
   }
 
@@ -211,7 +213,7 @@ public final class AdminServer implements AutoCloseable {
       r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
       HttpUtil.setContentLength(r, body.length);
       r.headers().set(HttpHeaderNames.CONNECTION, "close");
-      ctx.writeAndFlush(r).addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+      ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
     }
   }
 }

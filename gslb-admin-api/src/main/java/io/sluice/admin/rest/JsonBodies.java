@@ -16,6 +16,7 @@ import java.io.IOException;
  * turns every parse error into a 400 naming the field, such as {@code weights.eu-west-1}.
  */
 final class JsonBodies {
+  private static final byte[] EMPTY_OBJECT = {'{', '}'};
   private final ObjectMapper mapper;
 
   JsonBodies(ObjectMapper mapper) {
@@ -31,7 +32,7 @@ final class JsonBodies {
 
   /** The body as {@code type}; an empty body reads as {@code {}}. */
   <T> T read(byte[] body, Class<T> type) {
-    byte[] json = body == null || body.length == 0 ? "{}".getBytes() : body;
+    byte[] json = body == null || body.length == 0 ? EMPTY_OBJECT : body;
     try {
       T value = mapper.readValue(json, type);
       if (value == null) {

@@ -212,10 +212,10 @@ final class ReadRoutes {
   }
 
   static Map<String, Object> decision(Decision d) {
-    Map<String, Object> m = new LinkedHashMap<>();
     if (d == null) {
       return null;
     }
+    Map<String, Object> m = new LinkedHashMap<>();
     m.put("outcome", d.outcome().name().toLowerCase(Locale.ROOT));
     List<String> addrs = new ArrayList<>();
     for (byte[] a : d.addresses()) {
