@@ -117,10 +117,7 @@ final class ReadRoutes {
   }
 
   private ApiResponse audit(ApiRequest req) {
-    String service = req.queryParam("service");
-    if (service != null) {
-      service = StateViews.service(snap(), service, "service");
-    }
+    String service = StateViews.serviceName(req.queryParam("service"));
     Long from = req.longParam("from", 0, Long.MAX_VALUE);
     Long to = req.longParam("to", 0, Long.MAX_VALUE);
     if (from != null && to != null && from > to) {
@@ -144,10 +141,7 @@ final class ReadRoutes {
   }
 
   private ApiResponse switches(ApiRequest req) {
-    String service = req.queryParam("service");
-    if (service != null) {
-      service = StateViews.service(snap(), service, "service");
-    }
+    String service = StateViews.serviceName(req.queryParam("service"));
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("switches", control.switches(service));
     return ApiResponse.ok(m);

@@ -24,10 +24,7 @@ final class StateViews {
     if (name == null || name.isBlank()) {
       throw ApiException.badRequest(field, "is required");
     }
-    String fq = name.toLowerCase(Locale.ROOT);
-    if (!fq.endsWith(".")) {
-      fq = fq + ".";
-    }
+    String fq = serviceName(name);
     for (ZoneConfig z : s.config().zones()) {
       for (ServiceConfig svc : z.services()) {
         if (svc.fqdn(z.origin()).equals(fq)) {
@@ -36,6 +33,18 @@ final class StateViews {
       }
     }
     throw ApiException.notFound(field, "no service '" + name + "'");
+  }
+
+  /**
+   * A service name in canonical form (lower case, final dot), or null. Unlike {@link #service} it
+   * need not be configured: the audit log and switch records outlive removed services.
+   */
+  static String serviceName(String name) {
+    if (name == null || name.isBlank()) {
+      return null;
+    }
+    String fq = name.toLowerCase(Locale.ROOT);
+    return fq.endsWith(".") ? fq : fq + ".";
   }
 
   /** The configuration of service {@code fqdn}. */

@@ -78,6 +78,14 @@ final class SystemRoutes {
     if (report.vantage() == null || report.vantage().isBlank()) {
       throw ApiException.badRequest("vantage", "is required");
     }
+    // A probe agent reports only as itself, so one leaked agent token cannot outvote the others.
+    if (Role.of(req.actor().role()) == Role.PROBE && !report.vantage().equals(req.actor().name())) {
+      throw new ApiException(
+          403,
+          "forbidden",
+          "vantage",
+          "a probe token may report only as its own vantage '" + req.actor().name() + "'");
+    }
     for (int i = 0; i < report.results().size(); i++) {
       ProbeReport.Result r = report.results().get(i);
       if (r == null) {

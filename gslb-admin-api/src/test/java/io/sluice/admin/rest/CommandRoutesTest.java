@@ -185,10 +185,17 @@ class CommandRoutesTest {
 
   @Test
   void probeReportsAreDeliveredToTheSink() throws Exception {
-    var r =
+    var impostor =
         f.post(
             "/api/v1/probe-reports",
             AdminFixture.PROBE,
+            "{\"vantage\":\"tokyo\",\"timeMillis\":5,\"results\":[]}");
+    assertEquals(403, impostor.statusCode(), "agent-1 may not report as tokyo");
+    assertEquals("vantage", f.json(impostor).get("field").asText());
+    var r =
+        f.post(
+            "/api/v1/probe-reports",
+            AdminFixture.ADMIN,
             "{\"vantage\":\"tokyo\",\"timeMillis\":5,\"results\":[{\"endpoint\":\"us-east-1/iad-a\","
                 + "\"check\":\"fullLink\",\"ok\":false,\"rttMillis\":0,\"error\":\"timeout\"}]}");
     assertEquals(202, r.statusCode(), r.body());
@@ -199,7 +206,7 @@ class CommandRoutesTest {
         f.post(
             "/api/v1/probe-reports",
             AdminFixture.PROBE,
-            "{\"vantage\":\"tokyo\",\"timeMillis\":5,\"results\":[{\"check\":\"heartbeat\",\"ok\":true,"
+            "{\"vantage\":\"agent-1\",\"timeMillis\":5,\"results\":[{\"check\":\"heartbeat\",\"ok\":true,"
                 + "\"rttMillis\":1,\"error\":null}]}");
     assertEquals("results[0].endpoint", f.json(bad).get("field").asText());
     assertEquals(1, f.probeReports.size());

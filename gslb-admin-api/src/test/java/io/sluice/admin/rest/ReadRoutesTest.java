@@ -135,6 +135,10 @@ class ReadRoutesTest {
     assertEquals(3, page2.get("events").get(0).get("seq").asLong());
     JsonNode otto = get("/api/v1/audit?actor=otto&service=app.example.com");
     assertEquals(2, otto.get("events").size());
+    assertEquals(
+        0,
+        get("/api/v1/audit?service=removed.example.com").get("events").size(),
+        "a service no longer configured can still be searched for");
     JsonNode window = get("/api/v1/audit?from=2000&to=3000");
     assertEquals(2, window.get("events").size());
     assertTrue(window.get("nextOffset").isNull());
