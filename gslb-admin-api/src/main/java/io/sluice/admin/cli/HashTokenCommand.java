@@ -21,7 +21,7 @@ import picocli.CommandLine.ParentCommand;
       "",
       "Example:",
       "  sluice ctl hash-token --generate",
-      "  printf %s \"$TOKEN\" | sluice ctl hash-token"
+      "  printf %%s \"$TOKEN\" | sluice ctl hash-token"
     })
 final class HashTokenCommand implements Callable<Integer> {
   @ParentCommand SluiceCtl ctl;
