@@ -7,6 +7,7 @@ import io.sluice.core.testing.ManualTicker;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
+/** The per-source window of failed authentications, on a manual clock. */
 class FailedAuthLimiterTest {
 
   @Test

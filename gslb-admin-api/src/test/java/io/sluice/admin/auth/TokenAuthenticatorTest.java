@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
+/** Token hashing, bearer parsing and the role table. */
 class TokenAuthenticatorTest {
   private final TokenAuthenticator auth =
       new TokenAuthenticator(
