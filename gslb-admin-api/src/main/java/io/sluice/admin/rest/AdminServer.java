@@ -128,18 +128,16 @@ public final class AdminServer implements AutoCloseable {
     this.ready = isReady;
   }
 
-  /** Binds the listener; TLS files are resolved against the configuration file's directory. */
-  public synchronized AdminServer start() throws InterruptedException, SSLException {
+  /**
+   * Binds the listener; TLS files are resolved against the configuration file's directory. Throws
+   * {@link IllegalStateException} naming the file when the certificate or key cannot be used, and
+   * releases its threads when the address cannot be bound.
+   */
+  public synchronized AdminServer start() throws InterruptedException {
     if (channel != null) {
       throw new IllegalStateException("already started");
     }
-    SslContext ssl = null;
-    if (config.tls() != null) {
-      File cert = store.current().config().resolve(config.tls().certFile()).toFile();
-      File key = store.current().config().resolve(config.tls().keyFile()).toFile();
-      ssl = SslContextBuilder.forServer(cert, key).build();
-    }
-    SslContext tls = ssl;
+    SslContext tls = config.tls() == null ? null : sslContext();
     int maxBody = config.maxBodyBytes();
     boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -161,13 +159,31 @@ public final class AdminServer implements AutoCloseable {
                     p.addLast(handler);
                   }
                 });
-    channel = b.bind(new InetSocketAddress(config.listen(), config.port())).sync().channel();
+    try {
+      channel = b.bind(new InetSocketAddress(config.listen(), config.port())).sync().channel();
+    } catch (Exception e) {
+      // Netty rethrows a failed bind's BindException unchecked; release the threads either way.
+      close();
+      throw e;
+    }
     log.info(
         "admin API listening on {}://{}:{}",
         tls == null ? "http" : "https",
         config.listen(),
         port());
     return this;
+  }
+
+  private SslContext sslContext() {
+    File cert = store.current().config().resolve(config.tls().certFile()).toFile();
+    File key = store.current().config().resolve(config.tls().keyFile()).toFile();
+    try {
+      return SslContextBuilder.forServer(cert, key).build();
+    } catch (SSLException | IllegalArgumentException e) {
+      throw new IllegalStateException(
+          "admin.tls: cannot use certFile " + cert + " with keyFile " + key + ": " + e.getMessage(),
+          e);
+    }
   }
 
   /** The bound port (useful when configured as 0). */

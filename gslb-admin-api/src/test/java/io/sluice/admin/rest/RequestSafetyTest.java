@@ -5,6 +5,7 @@ import static io.sluice.admin.testing.AdminFixture.OPERATOR;
 import static io.sluice.admin.testing.AdminFixture.VIEWER;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
@@ -141,6 +142,23 @@ class RequestSafetyTest {
     String metrics = f.get("/metrics", VIEWER).body();
     assertTrue(metrics.contains("sluice_config_reloads_total{result=\"rejected\"} 1.0"), metrics);
     assertTrue(metrics.contains("sluice_config_reloads_total{result=\"ok\"} 1.0"));
+  }
+
+  @Test
+  void aPortInUseFailsStartWithTheBindError() throws Exception {
+    AdminServer second =
+        new AdminServer(
+            f.store.current().config().admin().withPort(f.server.port()),
+            f.store,
+            f.control,
+            f.reloader,
+            null,
+            null,
+            f.metrics);
+    Exception e = assertThrows(Exception.class, second::start);
+    assertTrue(e instanceof java.net.BindException, e.toString());
+    second.close();
+    assertEquals(200, f.get("/healthz", null).statusCode(), "the first server is unaffected");
   }
 
   @Test

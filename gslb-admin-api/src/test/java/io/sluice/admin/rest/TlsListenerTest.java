@@ -94,6 +94,29 @@ class TlsListenerTest {
     }
   }
 
+  @Test
+  void anUnusableKeyFileIsNamedAtStart(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("admin.crt"), "not a certificate");
+    Files.writeString(dir.resolve("admin.key"), "not a key");
+    SluiceConfig config =
+        AdminFixture.config(
+            "  tls: { certFile: \""
+                + dir.resolve("admin.crt")
+                + "\", keyFile: \""
+                + dir.resolve("admin.key")
+                + "\" }");
+    SnapshotStore store = new SnapshotStore(Snapshot.initial(config));
+    try (PrometheusMetrics metrics = new PrometheusMetrics()) {
+      AdminServer server =
+          new AdminServer(
+              config.admin(), store, new RecordingControlPlane(store), null, null, null, metrics);
+      IllegalStateException e = assertThrows(IllegalStateException.class, server::start);
+      assertTrue(e.getMessage().startsWith("admin.tls: cannot use certFile "), e.getMessage());
+      assertTrue(e.getMessage().contains("admin.key"), e.getMessage());
+      server.close();
+    }
+  }
+
   /** A self-signed certificate for 127.0.0.1, made with the JDK's keytool. */
   private static KeyStore selfSigned(Path dir) throws Exception {
     Path store = dir.resolve("admin.p12");
