@@ -183,7 +183,19 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
               ByteBufUtil.getBytes(http.content()),
               actor,
               source);
-      return render(route.handler().handle(req));
+      ApiResponse answer = route.handler().handle(req);
+      if (!method.equals("GET") && actor != null) {
+        // Changes are audited by the control plane; this line ties them to the HTTP exchange.
+        log.info(
+            "{} ({}) from {}: {} {} -> {}",
+            actor.name(),
+            actor.role(),
+            source,
+            method,
+            uri.path(),
+            answer.status());
+      }
+      return render(answer);
     } catch (ApiException e) {
       return error(e, Map.of());
     } catch (CommandRejectedException e) {
