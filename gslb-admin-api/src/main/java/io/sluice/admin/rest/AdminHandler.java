@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.util.AttributeKey;
 import io.sluice.admin.auth.FailedAuthLimiter;
 import io.sluice.admin.auth.Role;
 import io.sluice.admin.auth.TokenAuthenticator;
@@ -23,6 +24,7 @@ import io.sluice.core.control.Actor;
 import io.sluice.core.control.CommandRejectedException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -40,6 +42,8 @@ import org.slf4j.LoggerFactory;
 @ChannelHandler.Sharable
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   private static final Logger log = LoggerFactory.getLogger(AdminHandler.class);
+  private static final AttributeKey<Pending> PENDING = AttributeKey.valueOf("sluice.admin.pending");
+  private static final int MAX_PIPELINED = 16;
 
   private final Router router;
   private final TokenAuthenticator authenticator;
@@ -60,9 +64,36 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     this.executor = executor;
   }
 
+  /**
+   * Requests of one connection waiting for their turn: answers must leave in request order, so a
+   * connection has at most one request in the executor. Touched only on the channel's event loop.
+   */
+  private static final class Pending {
+    final ArrayDeque<FullHttpRequest> queue = new ArrayDeque<>();
+    boolean busy;
+  }
+
   @Override
   protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest http) {
+    Pending pending = ctx.channel().attr(PENDING).setIfAbsent(new Pending());
+    if (pending == null) {
+      pending = ctx.channel().attr(PENDING).get();
+    }
     http.retain();
+    if (pending.busy) {
+      if (pending.queue.size() >= MAX_PIPELINED) {
+        http.release();
+        ctx.close();
+        return;
+      }
+      pending.queue.add(http);
+      return;
+    }
+    pending.busy = true;
+    submit(ctx, pending, http);
+  }
+
+  private void submit(ChannelHandlerContext ctx, Pending pending, FullHttpRequest http) {
     try {
       executor.execute(
           () -> {
@@ -75,6 +106,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
               throw t;
             } finally {
               http.release();
+              ctx.executor().execute(() -> next(ctx, pending));
             }
           });
     } catch (RejectedExecutionException e) {
@@ -84,7 +116,32 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
           error(
               new ApiException(503, "busy", null, "the admin API is overloaded; retry"), Map.of()),
           false);
+      next(ctx, pending);
     }
+  }
+
+  /** On the event loop: starts the connection's next request, if any. */
+  private void next(ChannelHandlerContext ctx, Pending pending) {
+    FullHttpRequest queued = pending.queue.poll();
+    if (queued == null) {
+      pending.busy = false;
+    } else if (!ctx.channel().isActive()) {
+      queued.release();
+      next(ctx, pending);
+    } else {
+      submit(ctx, pending, queued);
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    Pending pending = ctx.channel().attr(PENDING).get();
+    if (pending != null) {
+      for (FullHttpRequest r; (r = pending.queue.poll()) != null; ) {
+        r.release();
+      }
+    }
+    super.channelInactive(ctx);
   }
 
   private void handle(ChannelHandlerContext ctx, FullHttpRequest http) {

@@ -14,9 +14,13 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.sluice.admin.testing.AdminFixture;
 import io.sluice.core.config.ConfigProblem;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -159,6 +163,33 @@ class RequestSafetyTest {
     assertTrue(e instanceof java.net.BindException, e.toString());
     second.close();
     assertEquals(200, f.get("/healthz", null).statusCode(), "the first server is unaffected");
+  }
+
+  @Test
+  void pipelinedRequestsAreAnsweredInOrder() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    f.control.holdNext(release);
+    try (Socket socket = new Socket("127.0.0.1", f.server.port())) {
+      socket.setSoTimeout(10_000);
+      String freeze =
+          "POST /api/v1/freeze HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+              + OPERATOR
+              + "\r\nContent-Length: 2\r\n\r\n{}";
+      String health = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+      socket.getOutputStream().write((freeze + health).getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().flush();
+      assertTrue(f.control.awaitHeld());
+      // The freeze is held in the control plane, so nothing may be answered yet: a server that
+      // handled the pipelined health check beside it would answer it first.
+      socket.setSoTimeout(300);
+      assertThrows(SocketTimeoutException.class, () -> socket.getInputStream().read());
+      socket.setSoTimeout(10_000);
+      release.countDown();
+      String both = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      int first = both.indexOf("\"snapshotVersion\"");
+      int second = both.indexOf("\"status\":\"ok\"");
+      assertTrue(first >= 0 && second > first, both);
+    }
   }
 
   @Test

@@ -23,6 +23,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 /**
@@ -43,6 +45,7 @@ public final class RecordingControlPlane implements ControlPlane {
   private final Map<String, CommandResult> byRequestId = new HashMap<>();
   private final Map<String, Map<String, Object>> pending = new HashMap<>();
   private volatile Exception nextFailure;
+  private volatile CountDownLatch hold;
 
   public RecordingControlPlane(SnapshotStore store) {
     this.store = store;
@@ -54,6 +57,18 @@ public final class RecordingControlPlane implements ControlPlane {
 
   public Call lastCall() {
     return calls.get(calls.size() - 1);
+  }
+
+  private final CountDownLatch held = new CountDownLatch(1);
+
+  /** Makes the next command wait (at most 10 s) until {@code latch} opens. */
+  public void holdNext(CountDownLatch latch) {
+    hold = latch;
+  }
+
+  /** Waits (at most 10 s) until a held command has arrived. */
+  public boolean awaitHeld() throws InterruptedException {
+    return held.await(10, TimeUnit.SECONDS);
   }
 
   /** Makes the next command throw {@code e} (a rejection or an unexpected failure). */
@@ -74,7 +89,28 @@ public final class RecordingControlPlane implements ControlPlane {
     auditLog.add(e);
   }
 
-  private synchronized CommandResult run(
+  private CommandResult run(
+      String command,
+      Actor actor,
+      String service,
+      Map<String, Object> args,
+      String requestId,
+      UnaryOperator<Snapshot> effect)
+      throws CommandRejectedException {
+    CountDownLatch latch = hold;
+    hold = null;
+    if (latch != null) {
+      held.countDown();
+      try {
+        latch.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return apply(command, actor, service, args, requestId, effect);
+  }
+
+  private synchronized CommandResult apply(
       String command,
       Actor actor,
       String service,
