@@ -3,14 +3,37 @@ package io.sluice.core.config;
 import java.util.List;
 import java.util.Locale;
 
-/** The admin REST API listener and its bearer tokens (stored as SHA-256 hashes only). */
-public record AdminConfig(Boolean enabled, String listen, Integer port, List<TokenConfig> tokens) {
+/**
+ * The admin REST API listener: address, bearer tokens (stored as SHA-256 hashes only), optional
+ * TLS, the request body limit, the failed-authentication rate limit and whether {@code /metrics}
+ * needs a token.
+ */
+public record AdminConfig(
+    Boolean enabled,
+    String listen,
+    Integer port,
+    List<TokenConfig> tokens,
+    TlsConfig tls,
+    Integer maxBodyBytes,
+    Integer authFailuresPerMinute,
+    Boolean metricsPublic) {
+
+  /** The roles a token may have. */
+  public static final List<String> ROLES = List.of("viewer", "operator", "admin", "probe");
 
   public AdminConfig {
     enabled = enabled == null ? Boolean.TRUE : enabled;
     listen = listen == null ? "127.0.0.1" : listen;
     port = port == null ? 8053 : port;
     tokens = Lists.copy(tokens);
+    maxBodyBytes = maxBodyBytes == null ? 65_536 : maxBodyBytes;
+    authFailuresPerMinute = authFailuresPerMinute == null ? 10 : authFailuresPerMinute;
+    metricsPublic = metricsPublic == null ? Boolean.FALSE : metricsPublic;
+  }
+
+  /** The listener without TLS and with default limits. */
+  public AdminConfig(Boolean enabled, String listen, Integer port, List<TokenConfig> tokens) {
+    this(enabled, listen, port, tokens, null, null, null, null);
   }
 
   public static AdminConfig defaults() {
@@ -19,7 +42,8 @@ public record AdminConfig(Boolean enabled, String listen, Integer port, List<Tok
 
   /** The same settings on another port (a command-line override). */
   public AdminConfig withPort(int newPort) {
-    return new AdminConfig(enabled, listen, newPort, tokens);
+    return new AdminConfig(
+        enabled, listen, newPort, tokens, tls, maxBodyBytes, authFailuresPerMinute, metricsPublic);
   }
 
   void validate(String path, Problems p) {
@@ -27,6 +51,11 @@ public record AdminConfig(Boolean enabled, String listen, Integer port, List<Tok
       p.add(Problems.child(path, "listen"), "must be an IP address, was '" + listen + "'");
     }
     p.range(Problems.child(path, "port"), port, 0, 65535);
+    p.range(Problems.child(path, "maxBodyBytes"), maxBodyBytes, 1024, 16 * 1024 * 1024);
+    p.range(Problems.child(path, "authFailuresPerMinute"), authFailuresPerMinute, 1, 100_000);
+    if (tls != null) {
+      tls.validate(Problems.child(path, "tls"), p);
+    }
     for (int i = 0; i < tokens.size(); i++) {
       tokens.get(i).validate(Problems.index(Problems.child(path, "tokens"), i), p);
     }
@@ -41,15 +70,22 @@ public record AdminConfig(Boolean enabled, String listen, Integer port, List<Tok
 
     void validate(String path, Problems p) {
       p.required(Problems.child(path, "name"), name);
-      if (p.required(Problems.child(path, "role"), role)
-          && !List.of("viewer", "operator", "admin").contains(role)) {
+      if (p.required(Problems.child(path, "role"), role) && !ROLES.contains(role)) {
         p.add(
             Problems.child(path, "role"),
-            "must be one of viewer, operator, admin; was '" + role + "'");
+            "must be one of " + String.join(", ", ROLES) + "; was '" + role + "'");
       }
       if (p.required(Problems.child(path, "sha256"), sha256) && !sha256.matches("[0-9a-f]{64}")) {
         p.add(Problems.child(path, "sha256"), "must be 64 hex digits (the token's SHA-256)");
       }
+    }
+  }
+
+  /** TLS for the admin listener: a PEM certificate chain and its PEM (PKCS#8) private key. */
+  public record TlsConfig(String certFile, String keyFile) {
+    void validate(String path, Problems p) {
+      p.required(Problems.child(path, "certFile"), certFile);
+      p.required(Problems.child(path, "keyFile"), keyFile);
     }
   }
 }

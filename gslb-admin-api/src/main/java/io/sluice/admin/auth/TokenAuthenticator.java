@@ -1,0 +1,63 @@
+package io.sluice.admin.auth;
+
+import io.sluice.core.config.AdminConfig.TokenConfig;
+import io.sluice.core.control.Actor;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Checks bearer tokens against the configured SHA-256 hashes. The presented token is hashed and
+ * compared with every configured hash in constant time, so neither the match position nor a common
+ * prefix shows in the timing.
+ */
+public final class TokenAuthenticator {
+  private final List<Entry> entries;
+
+  private record Entry(byte[] hash, Actor actor) {}
+
+  public TokenAuthenticator(List<TokenConfig> tokens) {
+    this.entries =
+        tokens.stream()
+            .map(t -> new Entry(HexFormat.of().parseHex(t.sha256()), new Actor(t.name(), t.role())))
+            .toList();
+  }
+
+  /**
+   * The actor of an {@code Authorization} header value ({@code Bearer <token>}), or empty when the
+   * header is missing, malformed or names no configured token.
+   */
+  public Optional<Actor> authenticate(String authorization) {
+    if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return Optional.empty();
+    }
+    String token = authorization.substring(7).trim();
+    if (token.isEmpty()) {
+      return Optional.empty();
+    }
+    byte[] presented = sha256(token);
+    Actor found = null;
+    for (Entry e : entries) {
+      if (MessageDigest.isEqual(e.hash, presented) && found == null) {
+        found = e.actor;
+      }
+    }
+    return Optional.ofNullable(found);
+  }
+
+  /** The lower-case hex SHA-256 of a token, as it is written in the configuration. */
+  public static String hash(String token) {
+    return HexFormat.of().formatHex(sha256(token));
+  }
+
+  private static byte[] sha256(String token) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+    }
+  }
+}

@@ -1,0 +1,31 @@
+package io.sluice.admin.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** Lets the pending step of a service go ahead. */
+@Command(
+    name = "confirm",
+    mixinStandardHelpOptions = true,
+    description = "Confirm the pending step of SERVICE (it then moves traffic). Asks unless --yes.",
+    footer = {"", "Example:", "  sluice ctl confirm app.example.com --yes"})
+final class ConfirmCommand extends ApiCommand {
+  @Parameters(paramLabel = "SERVICE", description = "The service with a pending step.")
+  String service;
+
+  @Option(
+      names = {"-y", "--yes"},
+      description = "Do not ask for confirmation.")
+  boolean yes;
+
+  @Mixin ChangeOptions change;
+
+  @Override
+  public Integer call() {
+    confirm(yes, "Confirm the pending step of " + service + ": traffic will move.");
+    return printResult(
+        api().send("POST", svcPath(service) + "/confirm", body(change.reason, change.requestId)));
+  }
+}

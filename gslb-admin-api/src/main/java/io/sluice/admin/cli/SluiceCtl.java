@@ -1,0 +1,156 @@
+package io.sluice.admin.cli;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Properties;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+
+/** The root of {@code sluice ctl}: global options and how the server and token are found. */
+@Command(
+    name = "sluice ctl",
+    mixinStandardHelpOptions = true,
+    version = "sluice ctl 0.1",
+    description = "Operate a Sluice GSLB node through its admin API.",
+    subcommands = {
+      StatusCommand.class,
+      WeightsCommand.class,
+      MoveCommand.class,
+      RollbackCommand.class,
+      FreezeCommand.class,
+      UnfreezeCommand.class,
+      ConfirmCommand.class,
+      RejectCommand.class,
+      DrillCommand.class,
+      DrainCommand.class,
+      UndrainCommand.class,
+      AuditCommand.class,
+      SwitchesCommand.class,
+      ExplainCommand.class,
+      ReloadCommand.class,
+      VerifyCommand.class,
+      HashTokenCommand.class
+    },
+    footer = {
+      "",
+      "The server and token come from --url/--token, else SLUICE_ADMIN_URL/SLUICE_TOKEN,",
+      "else the config file (--config, SLUICE_CTL_CONFIG, or ~/.config/sluice/ctl.properties",
+      "with lines url=..., token=..., dns=...).",
+      "Exit codes: 0 ok, 1 failed, 2 usage, 3 refused or unauthorised.",
+      "",
+      "Example:",
+      "  sluice ctl status",
+      "  sluice ctl rollback app.example.com --reason 'bad switch'"
+    })
+final class SluiceCtl {
+  static final String DEFAULT_URL = "http://127.0.0.1:8053";
+
+  @Option(
+      names = "--url",
+      scope = ScopeType.INHERIT,
+      paramLabel = "URL",
+      description = "Admin API base URL (default: " + DEFAULT_URL + ").")
+  String url;
+
+  @Option(
+      names = "--token",
+      scope = ScopeType.INHERIT,
+      paramLabel = "TOKEN",
+      description = "Bearer token (prefer SLUICE_TOKEN: flags are visible to other users).")
+  String token;
+
+  @Option(
+      names = "--config",
+      scope = ScopeType.INHERIT,
+      paramLabel = "FILE",
+      description = "Properties file with url=, token= and dns= lines.")
+  Path config;
+
+  @Option(
+      names = "--json",
+      scope = ScopeType.INHERIT,
+      description = "Print the API's JSON instead of a table, for scripts.")
+  boolean json;
+
+  @Option(
+      names = "--no-color",
+      scope = ScopeType.INHERIT,
+      description =
+          "Never colour the output (colour is used on a terminal unless NO_COLOR is set).")
+  boolean noColor;
+
+  CtlIo io;
+  DnsVerifier verifier;
+  private Properties file;
+
+  String resolvedUrl() {
+    return first(url, io.env().get("SLUICE_ADMIN_URL"), fileValue("url"), DEFAULT_URL);
+  }
+
+  String resolvedToken() {
+    String t = first(token, io.env().get("SLUICE_TOKEN"), fileValue("token"), null);
+    if (t == null || t.isBlank()) {
+      throw new CtlException(
+          CtlMain.USAGE,
+          "no token: pass --token, set SLUICE_TOKEN, or put token= in the config file");
+    }
+    return t.trim();
+  }
+
+  /** A value from the config file, or null. */
+  String fileValue(String key) {
+    if (file == null) {
+      file = load();
+    }
+    return file.getProperty(key);
+  }
+
+  boolean colour() {
+    return io.tty() && !noColor && !io.env().containsKey("NO_COLOR");
+  }
+
+  ApiClient client() {
+    return new ApiClient(resolvedUrl(), resolvedToken());
+  }
+
+  private Properties load() {
+    Properties p = new Properties();
+    Path path = config;
+    boolean explicit = path != null;
+    if (path == null && io.env().get("SLUICE_CTL_CONFIG") != null) {
+      path = Path.of(io.env().get("SLUICE_CTL_CONFIG"));
+      explicit = true;
+    }
+    if (path == null && io.env().get("HOME") != null) {
+      path = Path.of(io.env().get("HOME"), ".config", "sluice", "ctl.properties");
+    }
+    if (path == null) {
+      return p;
+    }
+    try (Reader r = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+      p.load(r);
+    } catch (NoSuchFileException e) {
+      if (explicit) {
+        throw new CtlException(CtlMain.USAGE, "config file not found: " + path);
+      }
+    } catch (IOException | IllegalArgumentException e) {
+      throw new CtlException(
+          CtlMain.USAGE, "cannot read config file " + path + ": " + e.getMessage());
+    }
+    return p;
+  }
+
+  private static String first(String a, String b, String c, String d) {
+    for (String s : new String[] {a, b, c}) {
+      if (s != null && !s.isBlank()) {
+        return s;
+      }
+    }
+    return d;
+  }
+}

@@ -1,0 +1,267 @@
+package io.sluice.admin.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.sluice.core.spi.GslbMetrics;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@link GslbMetrics} bound to Micrometer. Meters are created on first use of a label tuple and
+ * cached, so recording on the DNS path is a few map reads and an atomic add. Label values must come
+ * from configuration or small fixed sets (zones, qtypes, rcodes, services, pools), never from
+ * clients.
+ */
+public final class MicrometerGslbMetrics implements GslbMetrics {
+  /** Buckets of the query-path latency histogram: the answer path is expected in microseconds. */
+  private static final Duration[] DNS_BUCKETS = {
+    Duration.ofNanos(25_000),
+    Duration.ofNanos(50_000),
+    Duration.ofNanos(100_000),
+    Duration.ofNanos(250_000),
+    Duration.ofNanos(500_000),
+    Duration.ofMillis(1),
+    Duration.ofMillis(2),
+    Duration.ofMillis(5),
+    Duration.ofMillis(10),
+    Duration.ofMillis(25),
+    Duration.ofMillis(100),
+    Duration.ofSeconds(1)
+  };
+
+  private static final Duration[] PROBE_BUCKETS = {
+    Duration.ofMillis(1),
+    Duration.ofMillis(5),
+    Duration.ofMillis(10),
+    Duration.ofMillis(25),
+    Duration.ofMillis(50),
+    Duration.ofMillis(100),
+    Duration.ofMillis(250),
+    Duration.ofMillis(500),
+    Duration.ofSeconds(1),
+    Duration.ofSeconds(2),
+    Duration.ofSeconds(5),
+    Duration.ofSeconds(10)
+  };
+
+  private final MeterCache<Counter> dnsRequests;
+  private final MeterCache<Timer> dnsDuration;
+  private final MeterCache<Counter> answers;
+  private final MeterCache<RegionCounters> regionAnswers;
+  private final MeterCache<Counter> probeChecks;
+  private final MeterCache<Timer> probeDuration;
+  private final Timer probeLag;
+  private final MeterCache<Counter> verdictChanges;
+  private final MeterCache<Counter> rampSteps;
+  private final MeterCache<AtomicLong> rampPercent;
+  private final MeterCache<Counter> rollbacks;
+  private final MeterCache<Timer> rollbackDuration;
+  private final MeterCache<AtomicLong> ttl;
+  private final MeterCache<Counter> reloads;
+
+  /** Nearest and cross-region answer counts of one service, with their ratio gauges. */
+  private record RegionCounters(Counter nearest, Counter cross) {
+    double nearestRatio() {
+      double n = nearest.count();
+      double total = n + cross.count();
+      return total == 0 ? Double.NaN : n / total;
+    }
+
+    double crossRatio() {
+      double c = cross.count();
+      double total = c + nearest.count();
+      return total == 0 ? Double.NaN : c / total;
+    }
+  }
+
+  public MicrometerGslbMetrics(MeterRegistry registry) {
+    dnsRequests =
+        new MeterCache<>(
+            4,
+            l ->
+                Counter.builder("sluice.dns.requests")
+                    .description("DNS queries answered, by zone, query type, rcode and transport")
+                    .tags("zone", l[0], "qtype", l[1], "rcode", l[2], "transport", l[3])
+                    .register(registry));
+    dnsDuration =
+        new MeterCache<>(
+            1,
+            l ->
+                Timer.builder("sluice.dns.request.duration")
+                    .description("Time from a decoded query to its encoded answer")
+                    .tags("transport", l[0])
+                    .serviceLevelObjectives(DNS_BUCKETS)
+                    .register(registry));
+    answers =
+        new MeterCache<>(
+            2,
+            l ->
+                Counter.builder("sluice.policy.answers")
+                    .description("Service answers, by the pool they named")
+                    .tags("service", l[0], "pool", l[1])
+                    .register(registry));
+    regionAnswers = new MeterCache<>(1, l -> regionCounters(registry, l[0]));
+    probeChecks =
+        new MeterCache<>(
+            2,
+            l ->
+                Counter.builder("sluice.probe.checks")
+                    .description("Health checks finished, by kind and result (ok, fail)")
+                    .tags("kind", l[0], "result", l[1])
+                    .register(registry));
+    probeDuration =
+        new MeterCache<>(
+            1,
+            l ->
+                Timer.builder("sluice.probe.duration")
+                    .description("Health check latency, by kind")
+                    .tags("kind", l[0])
+                    .serviceLevelObjectives(PROBE_BUCKETS)
+                    .register(registry));
+    probeLag =
+        Timer.builder("sluice.probe.schedule.lag")
+            .description("How late scheduled health checks started")
+            .register(registry);
+    verdictChanges =
+        new MeterCache<>(
+            3,
+            l ->
+                Counter.builder("sluice.health.verdict.changes")
+                    .description("Endpoint verdict changes")
+                    .tags("endpoint", l[0], "from", l[1], "to", l[2])
+                    .register(registry));
+    rampSteps =
+        new MeterCache<>(
+            1,
+            l ->
+                Counter.builder("sluice.traffic.ramp.steps")
+                    .description("Ramp steps taken")
+                    .tags("service", l[0])
+                    .register(registry));
+    rampPercent =
+        new MeterCache<>(
+            1,
+            l -> {
+              AtomicLong bits = new AtomicLong(Double.doubleToLongBits(0));
+              Gauge.builder(
+                      "sluice.traffic.ramp.percent", bits, b -> Double.longBitsToDouble(b.get()))
+                  .description("Share (percent) reached by the latest ramp step")
+                  .tags("service", l[0])
+                  .register(registry);
+              return bits;
+            });
+    rollbacks =
+        new MeterCache<>(
+            1,
+            l ->
+                Counter.builder("sluice.traffic.rollbacks")
+                    .description("Rollbacks completed")
+                    .tags("service", l[0])
+                    .register(registry));
+    rollbackDuration =
+        new MeterCache<>(
+            1,
+            l ->
+                Timer.builder("sluice.traffic.rollback.duration")
+                    .description("Time from a rollback command to the snapshot that serves it")
+                    .tags("service", l[0])
+                    .register(registry));
+    ttl =
+        new MeterCache<>(
+            1,
+            l -> {
+              AtomicLong value = new AtomicLong();
+              Gauge.builder("sluice.dns.ttl.served", value, AtomicLong::get)
+                  .description("TTL currently served for a service")
+                  .baseUnit("seconds")
+                  .tags("service", l[0])
+                  .register(registry);
+              return value;
+            });
+    reloads =
+        new MeterCache<>(
+            1,
+            l ->
+                Counter.builder("sluice.config.reloads")
+                    .description("Configuration reloads, by result (ok, rejected)")
+                    .tags("result", l[0])
+                    .register(registry));
+  }
+
+  private static RegionCounters regionCounters(MeterRegistry registry, String service) {
+    RegionCounters rc =
+        new RegionCounters(
+            Counter.builder("sluice.policy.answers.nearest")
+                .description("Service answers naming a pool in the client's own region")
+                .tags("service", service)
+                .register(registry),
+            Counter.builder("sluice.policy.answers.cross.region")
+                .description("Service answers naming a pool outside the client's region")
+                .tags("service", service)
+                .register(registry));
+    Gauge.builder("sluice.policy.nearest.ratio", rc, RegionCounters::nearestRatio)
+        .description("Share of answers naming a pool in the client's region, since start")
+        .tags("service", service)
+        .register(registry);
+    Gauge.builder("sluice.policy.cross.region.ratio", rc, RegionCounters::crossRatio)
+        .description("Share of answers naming a pool outside the client's region, since start")
+        .tags("service", service)
+        .register(registry);
+    return rc;
+  }
+
+  @Override
+  public void dnsQuery(String zone, String qtype, String rcode, String transport, long nanos) {
+    dnsRequests.get(zone, qtype, rcode, transport).increment();
+    dnsDuration.get(transport).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void serviceAnswer(String service, String pool, boolean nearest) {
+    answers.get(service, pool).increment();
+    RegionCounters rc = regionAnswers.get(service);
+    (nearest ? rc.nearest : rc.cross).increment();
+  }
+
+  @Override
+  public void probeCheck(String kind, boolean ok, String reason, long nanos) {
+    probeChecks.get(kind, ok ? "ok" : "fail").increment();
+    probeDuration.get(kind).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void probeScheduleLag(long nanos) {
+    probeLag.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void verdictChange(String endpoint, String from, String to) {
+    verdictChanges.get(endpoint, from, to).increment();
+  }
+
+  @Override
+  public void rampStep(String service, double percent) {
+    rampSteps.get(service).increment();
+    rampPercent.get(service).set(Double.doubleToLongBits(percent));
+  }
+
+  @Override
+  public void rollback(String service, long nanos) {
+    String s = service == null ? "all" : service;
+    rollbacks.get(s).increment();
+    rollbackDuration.get(s).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void servedTtl(String service, long seconds) {
+    ttl.get(service).set(seconds);
+  }
+
+  @Override
+  public void configReload(boolean ok) {
+    reloads.get(ok ? "ok" : "rejected").increment();
+  }
+}

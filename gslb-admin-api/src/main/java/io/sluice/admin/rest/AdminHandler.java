@@ -1,0 +1,329 @@
+package io.sluice.admin.rest;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.util.AttributeKey;
+import io.sluice.admin.auth.FailedAuthLimiter;
+import io.sluice.admin.auth.Role;
+import io.sluice.admin.auth.TokenAuthenticator;
+import io.sluice.core.control.Actor;
+import io.sluice.core.control.CommandRejectedException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns one aggregated HTTP request into a routed, authenticated {@link ApiRequest} and writes the
+ * answer. Every failure becomes a JSON error: 4xx with the field and reason, or a generic 500 whose
+ * error id points to the logged details.
+ */
+@ChannelHandler.Sharable
+final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+  private static final Logger log = LoggerFactory.getLogger(AdminHandler.class);
+  private static final AttributeKey<Pending> PENDING = AttributeKey.valueOf("sluice.admin.pending");
+  private static final int MAX_PIPELINED = 16;
+
+  private final Router router;
+  private final TokenAuthenticator authenticator;
+  private final FailedAuthLimiter limiter;
+  private final ObjectMapper mapper;
+  private final Executor executor;
+
+  AdminHandler(
+      Router router,
+      TokenAuthenticator authenticator,
+      FailedAuthLimiter limiter,
+      ObjectMapper m,
+      Executor executor) {
+    this.router = router;
+    this.authenticator = authenticator;
+    this.limiter = limiter;
+    this.mapper = m;
+    this.executor = executor;
+  }
+
+  /**
+   * Requests of one connection waiting for their turn: answers must leave in request order, so a
+   * connection has at most one request in the executor. Touched only on the channel's event loop.
+   */
+  private static final class Pending {
+    final ArrayDeque<FullHttpRequest> queue = new ArrayDeque<>();
+    boolean busy;
+  }
+
+  @Override
+  protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest http) {
+    Pending pending = ctx.channel().attr(PENDING).setIfAbsent(new Pending());
+    if (pending == null) {
+      pending = ctx.channel().attr(PENDING).get();
+    }
+    http.retain();
+    if (pending.busy) {
+      if (pending.queue.size() >= MAX_PIPELINED) {
+        http.release();
+        ctx.close();
+        return;
+      }
+      pending.queue.add(http);
+      return;
+    }
+    pending.busy = true;
+    submit(ctx, pending, http);
+  }
+
+  private void submit(ChannelHandlerContext ctx, Pending pending, FullHttpRequest http) {
+    try {
+      executor.execute(
+          () -> {
+            try {
+              handle(ctx, http);
+            } catch (Throwable t) {
+              // Only an Error gets here; the client must not wait for an answer that never comes.
+              log.error("admin request failed", t);
+              ctx.close();
+              throw t;
+            } finally {
+              http.release();
+              ctx.executor().execute(() -> next(ctx, pending));
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      http.release();
+      write(
+          ctx,
+          error(
+              new ApiException(503, "busy", null, "the admin API is overloaded; retry"), Map.of()),
+          false);
+      next(ctx, pending);
+    }
+  }
+
+  /** On the event loop: starts the connection's next request, if any. */
+  private void next(ChannelHandlerContext ctx, Pending pending) {
+    FullHttpRequest queued = pending.queue.poll();
+    if (queued == null) {
+      pending.busy = false;
+    } else if (!ctx.channel().isActive()) {
+      queued.release();
+      next(ctx, pending);
+    } else {
+      submit(ctx, pending, queued);
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    Pending pending = ctx.channel().attr(PENDING).get();
+    if (pending != null) {
+      for (FullHttpRequest r; (r = pending.queue.poll()) != null; ) {
+        r.release();
+      }
+    }
+    super.channelInactive(ctx);
+  }
+
+  private void handle(ChannelHandlerContext ctx, FullHttpRequest http) {
+    boolean keepAlive = HttpUtil.isKeepAlive(http);
+    FullHttpResponse response;
+    if (!http.decoderResult().isSuccess()) {
+      response =
+          error(new ApiException(400, "bad_request", null, "malformed HTTP request"), Map.of());
+      keepAlive = false;
+    } else {
+      response = respond(ctx, http);
+    }
+    write(ctx, response, keepAlive);
+  }
+
+  private static void write(
+      ChannelHandlerContext ctx, FullHttpResponse response, boolean keepAlive) {
+    HttpUtil.setContentLength(response, response.content().readableBytes());
+    if (keepAlive) {
+      response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+      ctx.writeAndFlush(response);
+    } else {
+      response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+      ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+
+  private FullHttpResponse respond(ChannelHandlerContext ctx, FullHttpRequest http) {
+    String method = http.method().name();
+    QueryStringDecoder uri = new QueryStringDecoder(http.uri());
+    String source = source(ctx);
+    try {
+      Router.Match match = router.match(method, uri.path());
+      if (match == null) {
+        throw ApiException.notFound(null, "no route " + uri.path());
+      }
+      if (match.route() == null) {
+        return error(
+            new ApiException(
+                405, "method_not_allowed", null, method + " is not allowed on " + uri.path()),
+            Map.of("Allow", String.join(", ", match.allowedMethods())));
+      }
+      Route route = match.route();
+      Actor actor = null;
+      if (route.role() != null) {
+        long retryAfter = limiter.retryAfterSeconds(source);
+        if (retryAfter > 0) {
+          return error(
+              new ApiException(
+                  429, "too_many_requests", null, "too many failed authentications; retry later"),
+              Map.of("Retry-After", Long.toString(retryAfter)));
+        }
+        Optional<Actor> who =
+            authenticator.authenticate(http.headers().get(HttpHeaderNames.AUTHORIZATION));
+        if (who.isEmpty()) {
+          limiter.recordFailure(source);
+          log.warn(
+              "authentication failed from {} for {} {} ({})",
+              source,
+              method,
+              uri.path(),
+              http.headers().contains(HttpHeaderNames.AUTHORIZATION)
+                  ? "unknown token"
+                  : "no bearer token");
+          return error(
+              new ApiException(401, "unauthorized", null, "a valid bearer token is required"),
+              Map.of("WWW-Authenticate", "Bearer"));
+        }
+        actor = who.get();
+        if (!Role.of(actor.role()).permits(route.role())) {
+          log.warn(
+              "{} (role {}) from {} refused {} {}",
+              actor.name(),
+              actor.role(),
+              source,
+              method,
+              uri.path());
+          throw new ApiException(
+              403,
+              "forbidden",
+              null,
+              "role '"
+                  + actor.role()
+                  + "' may not do this; it needs '"
+                  + route.role().label()
+                  + "'");
+        }
+      }
+      ApiRequest req =
+          new ApiRequest(
+              method,
+              uri.path(),
+              match.params(),
+              uri.parameters(),
+              http.headers().get("Idempotency-Key"),
+              ByteBufUtil.getBytes(http.content()),
+              actor,
+              source);
+      ApiResponse answer = route.handler().handle(req);
+      if (!method.equals("GET") && actor != null) {
+        // Changes are audited by the control plane; this line ties them to the HTTP exchange.
+        log.info(
+            "{} ({}) from {}: {} {} -> {}",
+            actor.name(),
+            actor.role(),
+            source,
+            method,
+            uri.path(),
+            answer.status());
+      }
+      return render(answer);
+    } catch (ApiException e) {
+      return error(e, Map.of());
+    } catch (CommandRejectedException e) {
+      String message =
+          e.field() == null ? e.getMessage() : e.getMessage().substring(e.field().length() + 2);
+      return error(
+          e.conflict()
+              ? new ApiException(409, "conflict", e.field(), message)
+              : new ApiException(400, "rejected", e.field(), message),
+          Map.of());
+    } catch (Exception e) {
+      String id = UUID.randomUUID().toString();
+      log.error("internal error {} on {} {} from {}", id, method, uri.path(), source, e);
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put("error", "internal");
+      body.put("errorId", id);
+      body.put("message", "internal error; the server log has the details under this error id");
+      return json(HttpResponseStatus.INTERNAL_SERVER_ERROR, body, Map.of());
+    }
+  }
+
+  private static String source(ChannelHandlerContext ctx) {
+    return ctx.channel().remoteAddress() instanceof InetSocketAddress a
+        ? a.getAddress().getHostAddress()
+        : String.valueOf(ctx.channel().remoteAddress());
+  }
+
+  private FullHttpResponse render(ApiResponse r) throws Exception {
+    if (r.text() != null) {
+      FullHttpResponse out =
+          new DefaultFullHttpResponse(
+              HttpVersion.HTTP_1_1,
+              HttpResponseStatus.valueOf(r.status()),
+              Unpooled.wrappedBuffer(r.text().getBytes(StandardCharsets.UTF_8)));
+      out.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
+      return out;
+    }
+    return json(HttpResponseStatus.valueOf(r.status()), r.json(), Map.of());
+  }
+
+  private FullHttpResponse error(ApiException e, Map<String, String> headers) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("error", e.error());
+    body.put("field", e.field());
+    body.put("message", e.getMessage());
+    return json(HttpResponseStatus.valueOf(e.status()), body, headers);
+  }
+
+  private FullHttpResponse json(
+      HttpResponseStatus status, Object body, Map<String, String> headers) {
+    byte[] bytes;
+    try {
+      bytes = mapper.writeValueAsBytes(body);
+    } catch (Exception e) {
+      String id = UUID.randomUUID().toString();
+      log.error("cannot serialize response {}", id, e);
+      status = HttpResponseStatus.INTERNAL_SERVER_ERROR;
+      bytes =
+          ("{\"error\":\"internal\",\"errorId\":\"" + id + "\"}").getBytes(StandardCharsets.UTF_8);
+    }
+    FullHttpResponse out =
+        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes));
+    out.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
+    out.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+    headers.forEach((k, v) -> out.headers().set(k, v));
+    return out;
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    log.debug("admin connection from {} closed on error", source(ctx), cause);
+    ctx.close();
+  }
+}

@@ -1,0 +1,235 @@
+package io.sluice.admin.rest;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.sluice.admin.auth.FailedAuthLimiter;
+import io.sluice.admin.auth.TokenAuthenticator;
+import io.sluice.admin.metrics.PrometheusMetrics;
+import io.sluice.core.config.AdminConfig;
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.control.ConfigReloader;
+import io.sluice.core.control.ControlPlane;
+import io.sluice.core.health.ProbeReport;
+import io.sluice.core.spi.DecisionExplainer;
+import io.sluice.core.spi.Ticker;
+import io.sluice.core.state.SnapshotStore;
+import java.io.File;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admin REST API server: Netty HTTP/1.1 (optionally TLS) on the configured address, bearer
+ * token authentication, JSON in and out. Handlers run on their own small executor, never on the I/O
+ * threads, because control-plane commands persist and audit before they return.
+ */
+public final class AdminServer implements AutoCloseable {
+  /** The prefix of every versioned route. */
+  public static final String API_PREFIX = "/api/v1";
+
+  private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
+  private static final int READ_TIMEOUT_SECONDS = 30;
+  private static final int HANDLER_THREADS = 2;
+  private static final int QUEUED_REQUESTS = 256;
+
+  private final AdminConfig config;
+  private final SnapshotStore store;
+  private final Router router = new Router();
+  private final AdminHandler handler;
+  private volatile boolean ready;
+  private EventLoopGroup boss;
+  private EventLoopGroup workers;
+  private final ThreadPoolExecutor handlers;
+  private Channel channel;
+
+  /** A server using the system clock for its failed-authentication windows. */
+  public AdminServer(
+      AdminConfig config,
+      SnapshotStore store,
+      ControlPlane control,
+      ConfigReloader reloader,
+      DecisionExplainer explainer,
+      ProbeReport.Sink probeSink,
+      PrometheusMetrics metrics) {
+    this(config, store, control, reloader, explainer, probeSink, metrics, Ticker.SYSTEM);
+  }
+
+  public AdminServer(
+      AdminConfig config,
+      SnapshotStore store,
+      ControlPlane control,
+      ConfigReloader reloader,
+      DecisionExplainer explainer,
+      ProbeReport.Sink probeSink,
+      PrometheusMetrics metrics,
+      Ticker ticker) {
+    this.config = config;
+    this.store = store;
+    JsonBodies bodies = new JsonBodies(ConfigLoader.jsonMapper());
+    new ReadRoutes(store, control, explainer).register(router);
+    new CommandRoutes(store, control, bodies).register(router);
+    new SystemRoutes(store, reloader, probeSink, metrics, bodies, () -> ready)
+        .register(router, config.metricsPublic());
+    this.handlers =
+        new ThreadPoolExecutor(
+            HANDLER_THREADS,
+            HANDLER_THREADS,
+            0,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(QUEUED_REQUESTS),
+            r -> {
+              Thread t = new Thread(r, "sluice-admin-handler");
+              t.setDaemon(true);
+              return t;
+            });
+    this.handler =
+        new AdminHandler(
+            router,
+            new TokenAuthenticator(config.tokens()),
+            new FailedAuthLimiter(config.authFailuresPerMinute(), ticker),
+            ConfigLoader.jsonMapper(),
+            handlers);
+  }
+
+  /** Every route the server answers, for documentation checks. */
+  public List<Route> routes() {
+    return router.routes();
+  }
+
+  /** Marks the node ready (or not) for {@code /readyz}; it starts not ready. */
+  public void ready(boolean isReady) {
+    this.ready = isReady;
+  }
+
+  /**
+   * Binds the listener; TLS files are resolved against the configuration file's directory. Throws
+   * {@link IllegalStateException} naming the file when the certificate or key cannot be used, and
+   * releases its threads when the address cannot be bound.
+   */
+  public synchronized AdminServer start() throws InterruptedException {
+    if (channel != null) {
+      throw new IllegalStateException("already started");
+    }
+    SslContext tls = config.tls() == null ? null : sslContext();
+    int maxBody = config.maxBodyBytes();
+    boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    ServerBootstrap b =
+        new ServerBootstrap()
+            .group(boss, workers)
+            .channel(NioServerSocketChannel.class)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ChannelPipeline p = ch.pipeline();
+                    if (tls != null) {
+                      p.addLast(tls.newHandler(ch.alloc()));
+                    }
+                    p.addLast(new ReadTimeoutHandler(READ_TIMEOUT_SECONDS));
+                    p.addLast(new HttpServerCodec());
+                    p.addLast(new LimitedAggregator(maxBody));
+                    p.addLast(handler);
+                  }
+                });
+    try {
+      channel = b.bind(new InetSocketAddress(config.listen(), config.port())).sync().channel();
+    } catch (Exception e) {
+      // Netty rethrows a failed bind's BindException unchecked; release the threads either way.
+      close();
+      throw e;
+    }
+    log.info(
+        "admin API listening on {}://{}:{}",
+        tls == null ? "http" : "https",
+        config.listen(),
+        port());
+    return this;
+  }
+
+  private SslContext sslContext() {
+    File cert = store.current().config().resolve(config.tls().certFile()).toFile();
+    File key = store.current().config().resolve(config.tls().keyFile()).toFile();
+    try {
+      return SslContextBuilder.forServer(cert, key).build();
+    } catch (SSLException | IllegalArgumentException e) {
+      throw new IllegalStateException(
+          "admin.tls: cannot use certFile " + cert + " with keyFile " + key + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /** The bound port (useful when configured as 0). */
+  public int port() {
+    return ((InetSocketAddress) channel.localAddress()).getPort();
+  }
+
+  @Override
+  public synchronized void close() {
+    if (channel != null) {
+      channel.close().syncUninterruptibly();
+      channel = null;
+    }
+    for (EventLoopGroup g : new EventLoopGroup[] {boss, workers}) {
+      if (g != null) {
+        g.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+      }
+    }
+    handlers.shutdown();
+  }
+
+  /** Answers oversized bodies with a JSON 413 instead of Netty's empty one. */
+  private static final class LimitedAggregator extends HttpObjectAggregator {
+    private final int max;
+
+    LimitedAggregator(int max) {
+      super(max);
+      this.max = max;
+    }
+
+    @Override
+    protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
+      byte[] body =
+          ("{\"error\":\"payload_too_large\",\"field\":null,\"message\":\"the body must be at most "
+                  + max
+                  + " bytes\"}")
+              .getBytes(StandardCharsets.UTF_8);
+      FullHttpResponse r =
+          new DefaultFullHttpResponse(
+              HttpVersion.HTTP_1_1,
+              HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+              ctx.alloc().buffer(body.length).writeBytes(body));
+      r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
+      HttpUtil.setContentLength(r, body.length);
+      r.headers().set(HttpHeaderNames.CONNECTION, "close");
+      ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+}

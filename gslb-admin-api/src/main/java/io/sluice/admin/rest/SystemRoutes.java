@@ -1,0 +1,111 @@
+package io.sluice.admin.rest;
+
+import io.sluice.admin.auth.Role;
+import io.sluice.admin.metrics.PrometheusMetrics;
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.control.ConfigReloader;
+import io.sluice.core.health.ProbeReport;
+import io.sluice.core.state.SnapshotStore;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+/** Health and readiness, {@code /metrics}, configuration reload and probe report intake. */
+final class SystemRoutes {
+  /** The Prometheus text exposition format. */
+  static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+  private final SnapshotStore store;
+  private final ConfigReloader reloader;
+  private final ProbeReport.Sink probeSink;
+  private final PrometheusMetrics metrics;
+  private final JsonBodies bodies;
+  private final BooleanSupplier ready;
+
+  SystemRoutes(
+      SnapshotStore store,
+      ConfigReloader reloader,
+      ProbeReport.Sink probeSink,
+      PrometheusMetrics metrics,
+      JsonBodies bodies,
+      BooleanSupplier ready) {
+    this.store = store;
+    this.reloader = reloader;
+    this.probeSink = probeSink;
+    this.metrics = metrics;
+    this.bodies = bodies;
+    this.ready = ready;
+  }
+
+  void register(Router r, boolean metricsPublic) {
+    r.add("GET", "/healthz", null, req -> ApiResponse.ok(Map.of("status", "ok")));
+    r.add("GET", "/readyz", null, req -> readiness());
+    r.add(
+        "GET",
+        "/metrics",
+        metricsPublic ? null : Role.VIEWER,
+        req -> ApiResponse.text(metrics.scrape(), PROMETHEUS_TEXT));
+    r.add("POST", AdminServer.API_PREFIX + "/config/reload", Role.ADMIN, this::reload);
+    r.add("POST", AdminServer.API_PREFIX + "/probe-reports", Role.PROBE, this::probeReport);
+  }
+
+  private ApiResponse readiness() {
+    Map<String, Object> m = StateViews.versions(store.current());
+    boolean ok = ready.getAsBoolean();
+    m.put("status", ok ? "ready" : "starting");
+    return ApiResponse.json(ok ? 200 : 503, m);
+  }
+
+  private ApiResponse reload(ApiRequest req) {
+    bodies.read(req.body(), CommandRoutes.ChangeBody.class);
+    try {
+      var result = reloader.reload(req.actor());
+      metrics.gslb().configReload(true);
+      return CommandRoutes.result(result);
+    } catch (ConfigException e) {
+      metrics.gslb().configReload(false);
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("error", "invalid_config");
+      m.put("message", "the new configuration is invalid; the running configuration is kept");
+      m.put("problems", e.problems());
+      m.put("snapshotVersion", store.current().version());
+      return ApiResponse.json(400, m);
+    }
+  }
+
+  private ApiResponse probeReport(ApiRequest req) {
+    ProbeReport report = bodies.read(req.body(), ProbeReport.class);
+    if (report.vantage() == null || report.vantage().isBlank()) {
+      throw ApiException.badRequest("vantage", "is required");
+    }
+    // A probe agent reports only as itself, so one leaked agent token cannot outvote the others.
+    if (Role.of(req.actor().role()) == Role.PROBE && !report.vantage().equals(req.actor().name())) {
+      throw new ApiException(
+          403,
+          "forbidden",
+          "vantage",
+          "a probe token may report only as its own vantage '" + req.actor().name() + "'");
+    }
+    for (int i = 0; i < report.results().size(); i++) {
+      ProbeReport.Result r = report.results().get(i);
+      if (r == null) {
+        throw ApiException.badRequest("results[" + i + "]", "must be an object");
+      }
+      if (r.endpoint() == null || r.endpoint().isBlank()) {
+        throw ApiException.badRequest("results[" + i + "].endpoint", "is required");
+      }
+      if (r.check() == null || r.check().isBlank()) {
+        throw ApiException.badRequest("results[" + i + "].check", "is required");
+      }
+    }
+    try {
+      probeSink.accept(report);
+    } catch (IllegalArgumentException e) {
+      throw ApiException.badRequest(null, e.getMessage());
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("accepted", report.results().size());
+    m.put("snapshotVersion", store.current().version());
+    return ApiResponse.json(202, m);
+  }
+}

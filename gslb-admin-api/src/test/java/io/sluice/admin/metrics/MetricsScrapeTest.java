@@ -1,0 +1,144 @@
+package io.sluice.admin.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sluice.admin.testing.AdminFixture;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Records through {@link MicrometerGslbMetrics} and reads the result back over {@code /metrics}.
+ */
+class MetricsScrapeTest {
+
+  private static double value(Map<String, Double> m, String name, String... labels) {
+    Map<String, String> l = new java.util.HashMap<>();
+    for (int i = 0; i < labels.length; i += 2) {
+      l.put(labels[i], labels[i + 1]);
+    }
+    return m.getOrDefault(PrometheusText.key(name, l), 0.0);
+  }
+
+  @Test
+  void countersMoveByTheRecordedAmountsInValidPrometheusText() throws Exception {
+    try (AdminFixture f = new AdminFixture()) {
+      var g = f.metrics.gslb();
+      g.dnsQuery("example.com.", "A", "NOERROR", "udp", 1);
+      var r0 = f.get("/metrics", AdminFixture.VIEWER);
+      assertEquals(200, r0.statusCode());
+      assertTrue(r0.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
+      Map<String, Double> before = PrometheusText.parse(r0.body());
+
+      for (int i = 0; i < 7; i++) {
+        g.dnsQuery("example.com.", "A", "NOERROR", "udp", TimeUnit.MICROSECONDS.toNanos(40));
+      }
+      g.dnsQuery("example.com.", "AAAA", "NXDOMAIN", "tcp", TimeUnit.MILLISECONDS.toNanos(3));
+      g.serviceAnswer("app.example.com.", "eu-west-1", true);
+      g.serviceAnswer("app.example.com.", "eu-west-1", true);
+      g.serviceAnswer("app.example.com.", "eu-west-1", true);
+      g.serviceAnswer("app.example.com.", "us-east-1", false);
+      g.probeCheck("heartbeat", true, null, TimeUnit.MILLISECONDS.toNanos(4));
+      g.probeCheck("heartbeat", false, "timeout", TimeUnit.MILLISECONDS.toNanos(2000));
+      g.probeScheduleLag(TimeUnit.MILLISECONDS.toNanos(3));
+      g.verdictChange("eu-west-1/lon-a", "up", "down");
+      g.rampStep("app.example.com.", 5);
+      g.rampStep("app.example.com.", 20);
+      g.rollback("app.example.com.", TimeUnit.MILLISECONDS.toNanos(250));
+      g.servedTtl("app.example.com.", 10);
+      g.configReload(true);
+
+      Map<String, Double> after =
+          PrometheusText.parse(f.get("/metrics", AdminFixture.VIEWER).body());
+      String[] udpA = {
+        "zone", "example.com.", "qtype", "A", "rcode", "NOERROR", "transport", "udp"
+      };
+      assertEquals(1, value(before, "sluice_dns_requests_total", udpA));
+      assertEquals(8, value(after, "sluice_dns_requests_total", udpA));
+      assertEquals(
+          1,
+          value(
+              after,
+              "sluice_dns_requests_total",
+              "zone",
+              "example.com.",
+              "qtype",
+              "AAAA",
+              "rcode",
+              "NXDOMAIN",
+              "transport",
+              "tcp"));
+      assertEquals(
+          8, value(after, "sluice_dns_request_duration_seconds_count", "transport", "udp"));
+      assertEquals(
+          7,
+          value(
+                  after,
+                  "sluice_dns_request_duration_seconds_bucket",
+                  "transport",
+                  "udp",
+                  "le",
+                  "5.0E-5")
+              - value(
+                  before,
+                  "sluice_dns_request_duration_seconds_bucket",
+                  "transport",
+                  "udp",
+                  "le",
+                  "5.0E-5"),
+          "40 µs queries fall in the 50 µs bucket");
+      String svc = "app.example.com.";
+      assertEquals(
+          3, value(after, "sluice_policy_answers_total", "service", svc, "pool", "eu-west-1"));
+      assertEquals(3, value(after, "sluice_policy_answers_nearest_total", "service", svc));
+      assertEquals(1, value(after, "sluice_policy_answers_cross_region_total", "service", svc));
+      assertEquals(0.75, value(after, "sluice_policy_nearest_ratio", "service", svc), 1e-9);
+      assertEquals(0.25, value(after, "sluice_policy_cross_region_ratio", "service", svc), 1e-9);
+      assertEquals(
+          1, value(after, "sluice_probe_checks_total", "kind", "heartbeat", "result", "ok"));
+      assertEquals(
+          1, value(after, "sluice_probe_checks_total", "kind", "heartbeat", "result", "fail"));
+      assertEquals(2, value(after, "sluice_probe_duration_seconds_count", "kind", "heartbeat"));
+      assertEquals(1, value(after, "sluice_probe_schedule_lag_seconds_count"));
+      assertEquals(
+          1,
+          value(
+              after,
+              "sluice_health_verdict_changes_total",
+              "endpoint",
+              "eu-west-1/lon-a",
+              "from",
+              "up",
+              "to",
+              "down"));
+      assertEquals(2, value(after, "sluice_traffic_ramp_steps_total", "service", svc));
+      assertEquals(20, value(after, "sluice_traffic_ramp_percent", "service", svc));
+      assertEquals(1, value(after, "sluice_traffic_rollbacks_total", "service", svc));
+      assertEquals(
+          0.25, value(after, "sluice_traffic_rollback_duration_seconds_sum", "service", svc), 1e-9);
+      assertEquals(10, value(after, "sluice_dns_ttl_served_seconds", "service", svc));
+      assertEquals(1, value(after, "sluice_config_reloads_total", "result", "ok"));
+      assertTrue(after.keySet().stream().anyMatch(k -> k.startsWith("jvm_memory_used_bytes{")));
+      assertTrue(after.keySet().stream().anyMatch(k -> k.startsWith("process_cpu_usage{")));
+    }
+  }
+
+  @Test
+  void metricsCanBePublic() throws Exception {
+    try (AdminFixture f = new AdminFixture("  metricsPublic: true")) {
+      assertEquals(200, f.get("/metrics", null).statusCode());
+      assertEquals(401, f.get("/api/v1/status", null).statusCode());
+    }
+  }
+
+  @Test
+  void aLabelTupleMapsToOneCachedMeter() {
+    MeterCache<Object> cache = new MeterCache<>(4, labels -> String.join("|", labels));
+    Object first = cache.get("z", "A", "NOERROR", "udp");
+    assertSame(first, cache.get("z", "A", "NOERROR", "udp"));
+    assertEquals("z|A|NOERROR|udp", first);
+    assertEquals("unknown|A|NOERROR|tcp", cache.get(null, "A", "NOERROR", "tcp"));
+  }
+}

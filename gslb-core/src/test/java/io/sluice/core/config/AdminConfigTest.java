@@ -1,0 +1,68 @@
+package io.sluice.core.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The admin section: defaults, TLS, limits and token roles. */
+class AdminConfigTest {
+  private static final String HASH = "a".repeat(64);
+
+  @Test
+  void defaultsAreLoopbackPlainHttpWithLimits() throws Exception {
+    AdminConfig a = ConfigLoaderTest.parse(ConfigLoaderTest.ZONE).admin();
+    assertEquals("127.0.0.1", a.listen());
+    assertEquals(8053, a.port());
+    assertNull(a.tls());
+    assertEquals(65_536, a.maxBodyBytes());
+    assertEquals(10, a.authFailuresPerMinute());
+    assertEquals(false, a.metricsPublic());
+    assertEquals(a.tokens(), new AdminConfig(null, null, null, null).tokens());
+    assertEquals(9000, a.withPort(9000).port());
+  }
+
+  @Test
+  void readsTlsLimitsAndTheProbeRole() throws Exception {
+    AdminConfig a =
+        ConfigLoaderTest.parse(
+                "admin:\n"
+                    + "  tls: { certFile: admin.crt, keyFile: admin.key }\n"
+                    + "  maxBodyBytes: 8192\n"
+                    + "  authFailuresPerMinute: 3\n"
+                    + "  metricsPublic: true\n"
+                    + "  tokens: [{ name: tokyo, role: PROBE, sha256: "
+                    + HASH
+                    + " }]\n"
+                    + ConfigLoaderTest.ZONE)
+            .admin();
+    assertEquals("admin.key", a.tls().keyFile());
+    assertEquals(8192, a.maxBodyBytes());
+    assertEquals(3, a.authFailuresPerMinute());
+    assertEquals(true, a.metricsPublic());
+    assertEquals("probe", a.tokens().get(0).role());
+    assertEquals(8192, a.withPort(1).maxBodyBytes(), "a port override keeps the other settings");
+  }
+
+  @Test
+  void badValuesAreNamedByPath() {
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoaderTest.parse(
+                    "admin:\n"
+                        + "  tls: { certFile: admin.crt }\n"
+                        + "  maxBodyBytes: 10\n"
+                        + "  authFailuresPerMinute: 0\n"
+                        + ConfigLoaderTest.ZONE));
+    assertEquals(
+        List.of(
+            "admin.maxBodyBytes: must be 1024..16777216, was 10",
+            "admin.authFailuresPerMinute: must be 1..100000, was 0",
+            "admin.tls.keyFile: is required"),
+        e.problems().stream().map(p -> p.path() + ": " + p.message()).toList());
+  }
+}
