@@ -95,6 +95,7 @@ public final class ZoneCompiler {
       if (soa == null) {
         return null;
       }
+      add(soa, Problems.child(path, "soa"));
       if (get(origin, Type.NS) == null) {
         problems.add(Problems.child(path, "ns"), "the zone has no NS records at its apex");
       }
