@@ -22,6 +22,9 @@ import org.slf4j.LoggerFactory;
 final class TcpQueryHandler extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(TcpQueryHandler.class);
 
+  /** Stands in for a peer without an IP address, which only test channels have. */
+  private static final InetAddress UNKNOWN_CLIENT = InetAddress.getLoopbackAddress();
+
   private final Responder responder;
 
   TcpQueryHandler(Responder responder) {
@@ -38,7 +41,10 @@ final class TcpQueryHandler extends ChannelInboundHandlerAdapter {
       int len = frame.readableBytes();
       byte[] in = Scratch.get(len);
       frame.getBytes(frame.readerIndex(), in, 0, len);
-      InetAddress client = ((InetSocketAddress) ctx.channel().remoteAddress()).getAddress();
+      InetAddress client =
+          ctx.channel().remoteAddress() instanceof InetSocketAddress remote
+              ? remote.getAddress()
+              : UNKNOWN_CLIENT;
       byte[] out = responder.respond(in, len, client, Transport.TCP);
       if (out != null) {
         ctx.write(Unpooled.wrappedBuffer(out));
