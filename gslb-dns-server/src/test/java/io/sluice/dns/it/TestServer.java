@@ -28,7 +28,7 @@ final class TestServer implements AutoCloseable {
 
   final SluiceNode node;
 
-  private TestServer(SluiceNode node) {
+  TestServer(SluiceNode node) {
     this.node = node;
   }
 
