@@ -1,5 +1,6 @@
 package io.sluice.dns.response;
 
+import io.sluice.dns.zone.Zone;
 import org.xbill.DNS.Name;
 
 /**
@@ -37,6 +38,9 @@ final class Query {
 
   /** The ECS address padded to 4 or 16 bytes, host bits cleared. */
   byte[] ecsAddress;
+
+  /** The zone that answered, for metrics; null when none did. */
+  Zone zone;
 
   boolean hasQuestion() {
     return questionEnd > 0;

@@ -75,13 +75,12 @@ public final class Responder {
       metrics.dnsQuery("", "", "DROPPED", transport.label(), System.nanoTime() - start);
       return null;
     }
-    Zone[] zone = new Zone[1];
-    byte[] out = answer(s, q, in, client, transport, zone);
+    byte[] out = answer(s, q, in, client, transport);
     boolean badvers =
         q.status == Query.OK && q.opcode == Opcode.QUERY && q.edns && q.ednsVersion != 0;
     int rcode = badvers ? BADVERS : out[3] & 0x0f;
     metrics.dnsQuery(
-        zone[0] == null ? "" : zone[0].originText(),
+        q.zone == null ? "" : q.zone.originText(),
         q.hasQuestion() ? Type.string(q.qtype) : "",
         Rcode.string(rcode),
         transport.label(),
@@ -89,8 +88,7 @@ public final class Responder {
     return out;
   }
 
-  private byte[] answer(
-      Served s, Query q, byte[] in, InetAddress client, Transport transport, Zone[] zoneOut) {
+  private byte[] answer(Served s, Query q, byte[] in, InetAddress client, Transport transport) {
     int payload = s.settings.udpPayloadSize();
     if (q.status == Query.FORMERR) {
       return WireSplicer.bare(q, in, Rcode.FORMERR, false, payload, 0);
@@ -122,7 +120,7 @@ public final class Responder {
     }
     StaticAnswers.Node node = s.answers.node(q.qname);
     if (node != null) {
-      zoneOut[0] = node.zone();
+      q.zone = node.zone();
       if (node.service() != null && (q.qtype == Type.A || q.qtype == Type.AAAA)) {
         return service(s, q, in, client, limit, node.zone(), node.service(), List.of());
       }
@@ -132,7 +130,7 @@ public final class Responder {
       }
     }
     Zone zone = node != null ? node.zone() : s.index.find(q.qname);
-    zoneOut[0] = zone;
+    q.zone = zone;
     if (zone == null) {
       return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
     }
