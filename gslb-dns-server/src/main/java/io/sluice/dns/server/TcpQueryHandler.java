@@ -62,6 +62,16 @@ final class TcpQueryHandler extends ChannelInboundHandlerAdapter {
     ctx.flush();
   }
 
+  /**
+   * Stops reading while replies pile up unsent, so a client that pipelines queries but never reads
+   * answers cannot grow the server's memory without bound.
+   */
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+    ctx.fireChannelWritabilityChanged();
+  }
+
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof IdleStateEvent) {

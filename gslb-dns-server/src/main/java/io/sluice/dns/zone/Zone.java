@@ -1,8 +1,10 @@
 package io.sluice.dns.zone;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.xbill.DNS.CNAMERecord;
@@ -36,7 +38,7 @@ public final class Zone {
 
   Zone(Name origin, SOARecord soa, Map<Name, ZoneNode> nodes, Set<Name> cuts) {
     this.origin = origin;
-    this.originText = origin.toString().toLowerCase(java.util.Locale.ROOT);
+    this.originText = origin.toString().toLowerCase(Locale.ROOT);
     long negTtl = Math.min(soa.getTTL(), soa.getMinimum());
     this.negativeSoa =
         new SOARecord(
@@ -52,7 +54,7 @@ public final class Zone {
             soa.getMinimum());
     this.nodes = Map.copyOf(nodes);
     this.cuts = Set.copyOf(cuts);
-    Map<Name, ZoneNode> wild = new java.util.HashMap<>();
+    Map<Name, ZoneNode> wild = new HashMap<>();
     for (Map.Entry<Name, ZoneNode> e : nodes.entrySet()) {
       if (e.getKey().isWild()) {
         wild.put(new Name(e.getKey(), 1), e.getValue());

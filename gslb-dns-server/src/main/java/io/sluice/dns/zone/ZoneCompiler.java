@@ -379,6 +379,6 @@ public final class ZoneCompiler {
       return "is unreadable";
     }
     Matcher m = TOKENIZER_MESSAGE.matcher(message);
-    return m.matches() ? "line " + m.group(1) + ": " + m.group(2) : ": " + message;
+    return m.matches() ? "line " + m.group(1) + ": " + m.group(2) : message;
   }
 }
