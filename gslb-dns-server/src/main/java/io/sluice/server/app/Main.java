@@ -94,7 +94,7 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      SluiceConfig config = load(options);
+      SluiceConfig config = load(options, "invalid configuration:");
       if (config == null) {
         return INVALID_CONFIG;
       }
@@ -103,7 +103,7 @@ public final class Main implements Callable<Integer> {
     }
   }
 
-  private static SluiceConfig load(ServerOptions o) {
+  private static SluiceConfig load(ServerOptions o, String heading) {
     try {
       SluiceConfig config = o.overrides().apply(ConfigLoader.load(o.config));
       Problems problems = new Problems(o.config.toString());
@@ -112,7 +112,7 @@ public final class Main implements Callable<Integer> {
       ZoneCompiler.compile(config, o.config.toString());
       return config;
     } catch (ConfigException e) {
-      System.err.println("invalid configuration, not starting:");
+      System.err.println(heading);
       for (ConfigProblem p : e.problems()) {
         System.err.println("  " + p);
       }
@@ -121,7 +121,7 @@ public final class Main implements Callable<Integer> {
   }
 
   private static int run(ServerOptions o) throws InterruptedException {
-    SluiceConfig config = load(o);
+    SluiceConfig config = load(o, "invalid configuration, not starting:");
     if (config == null) {
       return INVALID_CONFIG;
     }
