@@ -12,6 +12,8 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.xbill.DNS.AAAARecord;
 import org.xbill.DNS.ARecord;
 import org.xbill.DNS.CNAMERecord;
@@ -38,7 +40,11 @@ public final class Responder {
   private static final Name ID_SERVER = Name.fromConstantString("id.server.");
   private static final Name HOSTNAME_BIND = Name.fromConstantString("hostname.bind.");
 
+  private static final Logger log = LoggerFactory.getLogger(Responder.class);
+  private static final Decision PLANNER_FAILED = Decision.of(Decision.Outcome.FAIL, 0);
+
   private final AnswerPlanner planner;
+  private volatile boolean plannerFailureLogged;
   private final GslbMetrics metrics;
   private volatile Served served;
 
@@ -160,7 +166,17 @@ public final class Responder {
         q.ecsFamily != 0
             ? ClientInfo.ofSubnet(q.ecsAddress, q.ecsSource)
             : ClientInfo.ofResolver(client.getAddress());
-    Decision d = planner.plan(service, family, who);
+    Decision d;
+    try {
+      d = planner.plan(service, family, who);
+    } catch (RuntimeException e) {
+      // A planner bug must not silence the name; SERVFAIL lets resolvers try another server.
+      if (!plannerFailureLogged) {
+        plannerFailureLogged = true;
+        log.warn("planner failed for {}; answering SERVFAIL (logged once)", service, e);
+      }
+      d = PLANNER_FAILED;
+    }
     byte[] t = s.decisionCache.get(d, q.qname, q.qtype);
     if (t == null) {
       t = AnswerEncoder.encode(q.qname, q.qtype, DClass.IN, resolve(zone, q, d, chain));

@@ -51,7 +51,11 @@ class ServiceAnswerTest {
             store ->
                 (String service, AddressFamily family, ClientInfo client) -> {
                   lastClient.set(client);
-                  return next.get();
+                  Decision d = next.get();
+                  if (d == null) {
+                    throw new IllegalStateException("planner bug");
+                  }
+                  return d;
                 },
             GslbMetrics.NOOP);
     server = new TestServer(node);
@@ -112,6 +116,14 @@ class ServiceAnswerTest {
     Message fail = ask(Type.A, null);
     assertEquals(Rcode.SERVFAIL, fail.getRcode());
     assertFalse(fail.getHeader().getFlag(Flags.AA));
+  }
+
+  @Test
+  void aFailingPlannerGivesServfail() throws Exception {
+    next.set(null);
+    // The scripted planner throws when it has no decision, as a buggy planner would.
+    Message m = ask(Type.A, null);
+    assertEquals(Rcode.SERVFAIL, m.getRcode());
   }
 
   @Test
