@@ -1,7 +1,6 @@
 package io.sluice.dns.server;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -47,7 +46,7 @@ final class TcpQueryHandler extends ChannelInboundHandlerAdapter {
               : UNKNOWN_CLIENT;
       byte[] out = responder.respond(in, len, client, Transport.TCP);
       if (out != null) {
-        ctx.write(Unpooled.wrappedBuffer(out));
+        ctx.write(ctx.alloc().directBuffer(out.length).writeBytes(out));
       }
     } catch (RuntimeException e) {
       log.warn("failed to answer a TCP query from {}", ctx.channel().remoteAddress(), e);

@@ -1,7 +1,6 @@
 package io.sluice.dns.server;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -40,7 +39,10 @@ final class UdpQueryHandler extends ChannelInboundHandlerAdapter {
       content.getBytes(content.readerIndex(), in, 0, len);
       byte[] out = responder.respond(in, len, packet.sender().getAddress(), Transport.UDP);
       if (out != null) {
-        ctx.write(new DatagramPacket(Unpooled.wrappedBuffer(out), packet.sender()));
+        // A pooled direct buffer goes to the socket as is; a heap buffer would be copied into
+        // one on the write path anyway.
+        ByteBuf reply = ctx.alloc().directBuffer(out.length).writeBytes(out);
+        ctx.write(new DatagramPacket(reply, packet.sender()));
       }
     } catch (RuntimeException e) {
       log.warn("failed to answer a UDP query from {}", packet.sender(), e);
