@@ -3,6 +3,7 @@ package io.sluice.server.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigLoader;
@@ -125,6 +126,23 @@ class ReloadTest {
     ConfigException e = assertThrows(ConfigException.class, () -> reloader.reload(OPERATOR));
     assertTrue(e.getMessage().contains("dns.port"), e.getMessage());
     assertEquals(List.of("192.0.2.1"), answers(ask("www.example.test.")));
+  }
+
+  @Test
+  void sighupReloadsTheFile() throws Exception {
+    assumeTrue(HangupReload.install(reloader), "no SIGHUP on this platform");
+    Files.writeString(file, config("192.0.2.7", ""));
+    Process kill =
+        new ProcessBuilder("kill", "-HUP", Long.toString(ProcessHandle.current().pid())).start();
+    assertEquals(0, kill.waitFor());
+    // The signal is handled on another thread: wait for the new answer, up to a deadline.
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    List<String> seen = answers(ask("www.example.test."));
+    while (!seen.equals(List.of("192.0.2.7")) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+      seen = answers(ask("www.example.test."));
+    }
+    assertEquals(List.of("192.0.2.7"), seen);
   }
 
   @Test
