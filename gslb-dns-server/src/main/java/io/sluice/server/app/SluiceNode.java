@@ -44,7 +44,31 @@ public final class SluiceNode implements AutoCloseable {
       throws ConfigException, InterruptedException {
     ZoneIndex index = ZoneCompiler.compile(config, name);
     SnapshotStore store = new SnapshotStore(Snapshot.initial(config));
-    AnswerPlanner planner = planners.apply(store);
+    return start(config, index, store, planners.apply(store), metrics);
+  }
+
+  /**
+   * Like {@link #start(SluiceConfig, String, Function, GslbMetrics)}, for callers that build the
+   * store and the planner themselves (for example to share the store with probes and the admin
+   * API); {@code store} must hold {@code config}.
+   */
+  public static SluiceNode start(
+      SluiceConfig config,
+      String name,
+      SnapshotStore store,
+      AnswerPlanner planner,
+      GslbMetrics metrics)
+      throws ConfigException, InterruptedException {
+    return start(config, ZoneCompiler.compile(config, name), store, planner, metrics);
+  }
+
+  private static SluiceNode start(
+      SluiceConfig config,
+      ZoneIndex index,
+      SnapshotStore store,
+      AnswerPlanner planner,
+      GslbMetrics metrics)
+      throws InterruptedException {
     Responder responder =
         new Responder(index, ResponderSettings.of(config.dns()), planner, metrics);
     DnsServer server = DnsServer.start(config.dns(), responder);

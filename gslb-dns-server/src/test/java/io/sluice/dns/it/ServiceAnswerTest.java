@@ -7,9 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.spi.AddressFamily;
+import io.sluice.core.spi.AnswerPlanner;
 import io.sluice.core.spi.ClientInfo;
 import io.sluice.core.spi.Decision;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.state.Snapshot;
+import io.sluice.core.state.SnapshotStore;
 import io.sluice.server.app.SluiceNode;
 import java.net.InetAddress;
 import java.nio.file.Path;
@@ -44,20 +47,18 @@ class ServiceAnswerTest {
   @BeforeAll
   static void start() throws Exception {
     SluiceConfig config = ConfigLoader.parse(TestZones.CONFIG, "test.yaml", Path.of("."));
-    node =
-        SluiceNode.start(
-            config,
-            "test.yaml",
-            store ->
-                (String service, AddressFamily family, ClientInfo client) -> {
-                  lastClient.set(client);
-                  Decision d = next.get();
-                  if (d == null) {
-                    throw new IllegalStateException("planner bug");
-                  }
-                  return d;
-                },
-            GslbMetrics.NOOP);
+    // The store and the planner are built by the caller, as the full server's wiring does.
+    SnapshotStore store = new SnapshotStore(Snapshot.initial(config));
+    AnswerPlanner scripted =
+        (String service, AddressFamily family, ClientInfo client) -> {
+          lastClient.set(client);
+          Decision d = next.get();
+          if (d == null) {
+            throw new IllegalStateException("planner bug");
+          }
+          return d;
+        };
+    node = SluiceNode.start(config, "test.yaml", store, scripted, GslbMetrics.NOOP);
     server = new TestServer(node);
   }
 
