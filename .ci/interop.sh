@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# Interoperability check: starts Sluice through ./sluice on a free loopback port with a test
+# config, queries it with dig and kdig (UDP, TCP, EDNS, truncation, NXDOMAIN, REFUSED, referral,
+# wildcard, CNAME, ECS), then resolves through unbound configured with Sluice as a stub zone.
+# Exits non-zero, naming every wrong answer, on failure. Needs: dig, kdig, unbound, ss, java, mvn.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work="$(mktemp -d)"
+sluice_pid=""
+unbound_pid=""
+failures=0
+
+cleanup() {
+  for pid in $unbound_pid $sluice_pid; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill "$pid" 2>/dev/null
+      for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      kill -9 "$pid" 2>/dev/null || true
+    fi
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+for tool in dig kdig unbound ss java; do
+  command -v "$tool" >/dev/null || { echo "interop: $tool is not installed" >&2; exit 2; }
+done
+
+free_port() {
+  local p
+  for _ in $(seq 1 50); do
+    p=$(( 20000 + RANDOM % 20000 ))
+    if ! ss -Hlnu "sport = :$p" | grep -q . && ! ss -Hlnt "sport = :$p" | grep -q .; then
+      echo "$p"; return 0
+    fi
+  done
+  echo "interop: no free port found" >&2; return 1
+}
+
+wait_answer() { # PORT NAME SECONDS
+  local end=$(( $(date +%s) + $3 ))
+  while [ "$(date +%s)" -lt "$end" ]; do
+    dig +time=1 +tries=1 +short @127.0.0.1 -p "$1" "$2" A 2>/dev/null | grep -q '^[0-9]' && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
+# expect DESCRIPTION PATTERN COMMAND...: the command's output must match the extended regex.
+expect() {
+  local what=$1 pattern=$2 out
+  shift 2
+  out=$("$@" 2>&1)
+  if grep -Eq -- "$pattern" <<<"$out"; then
+    echo "ok   $what"
+  else
+    echo "FAIL $what: expected /$pattern/ from: $*"
+    sed 's/^/     | /' <<<"$out"
+    failures=$(( failures + 1 ))
+  fi
+}
+
+# refute DESCRIPTION PATTERN COMMAND...: the output must not match.
+refute() {
+  local what=$1 pattern=$2 out
+  shift 2
+  out=$("$@" 2>&1)
+  if grep -Eq -- "$pattern" <<<"$out"; then
+    echo "FAIL $what: unexpected /$pattern/ from: $*"
+    sed 's/^/     | /' <<<"$out"
+    failures=$(( failures + 1 ))
+  else
+    echo "ok   $what"
+  fi
+}
+
+big_txt=""
+for i in $(seq 1 40); do
+  big_txt+="'\"record number $i of a large TXT RRset, padded to length\"', "
+done
+
+cat >"$work/sluice.yaml" <<YAML
+dns:
+  listen: [127.0.0.1]
+  threads: 2
+pools:
+  east: { endpoints: [ { name: e1, address: 198.51.100.1 } ] }
+zones:
+  - origin: example.test.
+    ttl: 3600
+    soa: { mname: ns1.example.test., rname: hostmaster.example.test., serial: 7, minimum: 120 }
+    ns: [ns1.example.test.]
+    records:
+      - { name: ns1, type: A, data: 192.0.2.53 }
+      - { name: www, type: A, ttl: 300, data: [192.0.2.80, 192.0.2.81] }
+      - { name: www, type: AAAA, ttl: 300, data: "2001:db8::80" }
+      - { name: blog, type: CNAME, data: www.example.test. }
+      - { name: "*.apps", type: A, data: 192.0.2.90 }
+      - { name: dev, type: NS, data: [ns1.dev.example.test.] }
+      - { name: ns1.dev, type: A, data: 192.0.2.201 }
+      - { name: big, type: TXT, data: [${big_txt%, }] }
+    services:
+      - { name: app, ttl: 30, pools: [east] }
+YAML
+
+port=$(free_port) || exit 1
+"$root/sluice" run --config "$work/sluice.yaml" --port "$port" >"$work/sluice.log" 2>&1 &
+sluice_pid=$!
+if ! wait_answer "$port" www.example.test 120; then
+  echo "interop: Sluice did not answer on port $port; its log:" >&2
+  cat "$work/sluice.log" >&2
+  exit 1
+fi
+echo "Sluice pid $sluice_pid answering on 127.0.0.1:$port"
+
+d=(dig +norec +time=2 +tries=1 @127.0.0.1 -p "$port")
+k=(kdig +norec +time=2 +retry=0 @127.0.0.1 -p "$port")
+
+expect "dig udp A: NOERROR"             'status: NOERROR'                "${d[@]}" www.example.test A
+expect "dig udp A: authoritative"        'flags: qr aa;'                  "${d[@]}" www.example.test A
+expect "dig udp A: both addresses"       '192\.0\.2\.81'                  "${d[@]}" www.example.test A
+expect "dig tcp AAAA"                    'AAAA[[:space:]]+2001:db8::80'   "${d[@]}" +tcp www.example.test AAAA
+expect "dig 0x20 case echoed"            '^;WwW\.ExAmPlE\.TeSt\.'         "${d[@]}" WwW.ExAmPlE.TeSt A
+expect "dig EDNS payload 1232"           'udp: 1232'                      "${d[@]}" +edns=0 +bufsize=4096 www.example.test A
+expect "dig EDNS version 1: BADVERS"     'status: BADVERS'                "${d[@]}" +edns=1 +noednsneg www.example.test A
+expect "dig no EDNS: truncated"          'flags: qr aa tc;'               "${d[@]}" +noedns +ignore big.example.test TXT
+expect "dig tcp: whole answer"           'ANSWER: 40,'                    "${d[@]}" +tcp big.example.test TXT
+expect "dig NXDOMAIN"                    'status: NXDOMAIN'               "${d[@]}" nope.example.test A
+expect "dig NXDOMAIN: SOA, negative TTL" 'example\.test\.[[:space:]]+120[[:space:]]+IN[[:space:]]+SOA' "${d[@]}" nope.example.test A
+expect "dig NODATA"                      'flags: qr aa; QUERY: 1, ANSWER: 0, AUTHORITY: 1' "${d[@]}" ns1.example.test AAAA
+expect "dig REFUSED outside the zones"   'status: REFUSED'                "${d[@]}" www.example.org A
+expect "dig referral: NS in authority"   'dev\.example\.test\.[[:space:]].*NS[[:space:]]+ns1\.dev' "${d[@]}" host.dev.example.test A
+expect "dig referral: glue"              'ns1\.dev\.example\.test\.[[:space:]].*A[[:space:]]+192\.0\.2\.201' "${d[@]}" host.dev.example.test A
+refute "dig referral: AA clear"          'flags: qr aa'                   "${d[@]}" host.dev.example.test A
+expect "dig wildcard"                    'foo\.apps\.example\.test\.[[:space:]].*A[[:space:]]+192\.0\.2\.90' "${d[@]}" foo.apps.example.test A
+expect "dig CNAME followed"              'www\.example\.test\.[[:space:]].*A[[:space:]]+192\.0\.2\.80' "${d[@]}" blog.example.test A
+expect "dig service answer"              'app\.example\.test\.[[:space:]]+30[[:space:]]+IN[[:space:]]+A[[:space:]]+198\.51\.100\.1' "${d[@]}" app.example.test A
+expect "dig ECS echoed with scope 0"     'CLIENT-SUBNET: 10\.1\.2\.0/24/0' "${d[@]}" +subnet=10.1.2.0/24 www.example.test A
+expect "dig NOTIFY: NOTIMP"              'status: NOTIMP'                 "${d[@]}" +opcode=notify example.test SOA
+expect "dig CHAOS version.bind: REFUSED" 'status: REFUSED'                "${d[@]}" version.bind TXT CH
+
+expect "kdig udp A"                      'status: NOERROR'                "${k[@]}" www.example.test A
+expect "kdig tcp A"                      'TCP'                            "${k[@]}" +tcp www.example.test A
+expect "kdig EDNS"                       'Version: 0; flags: ; UDP size: 1232' "${k[@]}" +edns www.example.test A
+expect "kdig truncation"                 'Flags: qr aa tc;'               "${k[@]}" +notcp +noedns +ignore big.example.test TXT
+expect "kdig NXDOMAIN"                   'status: NXDOMAIN'               "${k[@]}" nope.example.test A
+expect "kdig REFUSED"                    'status: REFUSED'                "${k[@]}" www.example.org A
+expect "kdig wildcard"                   '192\.0\.2\.90'                  "${k[@]}" x.apps.example.test A
+
+# unbound with Sluice as a stub zone, on its own loopback port.
+uport=$(free_port) || exit 1
+cat >"$work/unbound.conf" <<CONF
+server:
+  interface: 127.0.0.1
+  port: $uport
+  do-ip6: no
+  do-daemonize: no
+  chroot: ""
+  username: ""
+  directory: "$work"
+  pidfile: "$work/unbound.pid"
+  logfile: "$work/unbound.log"
+  use-syslog: no
+  module-config: "iterator"
+  access-control: 127.0.0.0/8 allow
+  do-not-query-localhost: no
+  qname-minimisation: no
+  # .test is special-use (RFC 6761): unbound answers it locally unless told otherwise.
+  local-zone: "test." nodefault
+stub-zone:
+  name: "example.test."
+  stub-addr: 127.0.0.1@$port
+CONF
+unbound -d -c "$work/unbound.conf" >"$work/unbound.out" 2>&1 &
+unbound_pid=$!
+if ! wait_answer "$uport" www.example.test 20; then
+  echo "FAIL unbound did not resolve through Sluice; its log:"
+  cat "$work/unbound.out" "$work/unbound.log" 2>/dev/null | sed 's/^/     | /'
+  failures=$(( failures + 1 ))
+else
+  u=(dig +time=2 +tries=1 @127.0.0.1 -p "$uport")
+  expect "unbound: static A"             '192\.0\.2\.80'                  "${u[@]}" www.example.test A
+  expect "unbound: CNAME"                'blog\.example\.test\..*CNAME'   "${u[@]}" blog.example.test A
+  expect "unbound: service"              '198\.51\.100\.1'                "${u[@]}" app.example.test A
+  expect "unbound: wildcard"             '192\.0\.2\.90'                  "${u[@]}" z.apps.example.test A
+  expect "unbound: NXDOMAIN"             'status: NXDOMAIN'               "${u[@]}" nope.example.test A
+fi
+
+if [ "$failures" -ne 0 ]; then
+  echo "interop: $failures check(s) failed"
+  exit 1
+fi
+echo "interop: all checks passed"

@@ -1,0 +1,48 @@
+package io.sluice.dns.response;
+
+import io.sluice.dns.zone.Zone;
+import org.xbill.DNS.Name;
+
+/**
+ * One decoded query: the header fields the response copies, the question (with where its name sits
+ * in the packet, so its letter case can be echoed byte for byte) and the EDNS(0) state. Made once
+ * per packet by {@link QueryParser}; never shared between threads.
+ */
+final class Query {
+  static final int OK = 0;
+  static final int FORMERR = 1;
+
+  int status = OK;
+  int id;
+  int flags;
+  int opcode;
+  int qdcount;
+
+  /** Offset just past the question section; 0 when the question could not be read. */
+  int questionEnd;
+
+  int nameEnd;
+  Name qname;
+  int qtype;
+  int qclass;
+
+  boolean edns;
+  int udpSize;
+  int ednsVersion;
+  boolean dnssecOk;
+
+  /** The ECS family (1 or 2) or 0 when the query carried no Client Subnet option. */
+  int ecsFamily;
+
+  int ecsSource;
+
+  /** The ECS address padded to 4 or 16 bytes, host bits cleared. */
+  byte[] ecsAddress;
+
+  /** The zone that answered, for metrics; null when none did. */
+  Zone zone;
+
+  boolean hasQuestion() {
+    return questionEnd > 0;
+  }
+}

@@ -1,0 +1,274 @@
+package io.sluice.dns.response;
+
+import io.sluice.core.spi.AddressFamily;
+import io.sluice.core.spi.AnswerPlanner;
+import io.sluice.core.spi.ClientInfo;
+import io.sluice.core.spi.Decision;
+import io.sluice.core.spi.GslbMetrics;
+import io.sluice.dns.zone.Resolution;
+import io.sluice.dns.zone.Zone;
+import io.sluice.dns.zone.ZoneIndex;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.xbill.DNS.AAAARecord;
+import org.xbill.DNS.ARecord;
+import org.xbill.DNS.CNAMERecord;
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Opcode;
+import org.xbill.DNS.Rcode;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.TXTRecord;
+import org.xbill.DNS.Type;
+
+/**
+ * Turns one query packet into one response packet (or silence). It reads the served data with one
+ * volatile load, answers static names from pre-encoded templates, other zone answers from a bounded
+ * cache filled on first use, and GSLB services through the {@link AnswerPlanner}, caching the
+ * encoded answer per returned {@link Decision} instance. It never blocks and takes no lock, so
+ * event loops call it directly.
+ */
+public final class Responder {
+  private static final int CACHE_SLOTS = 4096;
+  private static final int BADVERS = 16;
+  private static final Name VERSION_BIND = Name.fromConstantString("version.bind.");
+  private static final Name VERSION_SERVER = Name.fromConstantString("version.server.");
+  private static final Name ID_SERVER = Name.fromConstantString("id.server.");
+  private static final Name HOSTNAME_BIND = Name.fromConstantString("hostname.bind.");
+
+  private static final Logger log = LoggerFactory.getLogger(Responder.class);
+  private static final Decision PLANNER_FAILED = Decision.of(Decision.Outcome.FAIL, 0);
+
+  private final AnswerPlanner planner;
+  private volatile boolean plannerFailureLogged;
+  private final GslbMetrics metrics;
+  private volatile Served served;
+
+  /** A responder serving {@code index} with {@code settings}. */
+  public Responder(
+      ZoneIndex index, ResponderSettings settings, AnswerPlanner planner, GslbMetrics metrics) {
+    this.planner = planner;
+    this.metrics = metrics;
+    this.served = Served.of(index, settings);
+  }
+
+  /**
+   * Swaps in new zone data and settings at once; queries already running finish on the old data.
+   * Encodes every static answer, so call it off the event loops.
+   */
+  public void install(ZoneIndex index, ResponderSettings settings) {
+    this.served = Served.of(index, settings);
+  }
+
+  /** The zone data being served. */
+  public ZoneIndex index() {
+    return served.index;
+  }
+
+  /**
+   * Answers the {@code len}-byte query in {@code in} from {@code client}; returns the response, or
+   * null when the query must be dropped.
+   */
+  public byte[] respond(byte[] in, int len, InetAddress client, Transport transport) {
+    long start = System.nanoTime();
+    Served s = served;
+    Query q = QueryParser.parse(in, len);
+    if (q == null) {
+      metrics.dnsQuery("", "", "DROPPED", transport.label(), System.nanoTime() - start);
+      return null;
+    }
+    byte[] out = answer(s, q, in, client, transport);
+    boolean badvers =
+        q.status == Query.OK && q.opcode == Opcode.QUERY && q.edns && q.ednsVersion != 0;
+    int rcode = badvers ? BADVERS : out[3] & 0x0f;
+    metrics.dnsQuery(
+        q.zone == null ? "" : q.zone.originText(),
+        q.hasQuestion() ? Type.string(q.qtype) : "",
+        Rcode.string(rcode),
+        transport.label(),
+        System.nanoTime() - start);
+    return out;
+  }
+
+  private byte[] answer(Served s, Query q, byte[] in, InetAddress client, Transport transport) {
+    int payload = s.settings.udpPayloadSize();
+    if (q.status == Query.FORMERR) {
+      return WireSplicer.bare(q, in, Rcode.FORMERR, false, payload, 0);
+    }
+    if (q.opcode != Opcode.QUERY) {
+      return WireSplicer.bare(q, in, Rcode.NOTIMP, q.edns, payload, 0);
+    }
+    if (q.edns && q.ednsVersion != 0) {
+      return WireSplicer.bare(q, in, BADVERS & 0x0f, true, payload, BADVERS >>> 4);
+    }
+    int limit =
+        transport == Transport.TCP
+            ? 65535
+            : q.edns ? Math.max(512, Math.min(q.udpSize, payload)) : 512;
+    if (q.qtype == QueryParser.OPT) {
+      return WireSplicer.bare(q, in, Rcode.FORMERR, false, payload, 0);
+    }
+    if (q.qclass == DClass.CH) {
+      return chaos(s, q, in, limit);
+    }
+    if (q.qclass != DClass.IN) {
+      return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
+    }
+    if (q.qtype == Type.AXFR || q.qtype == Type.IXFR) {
+      return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
+    }
+    if (q.qtype == Type.MAILA || q.qtype == Type.MAILB) {
+      return WireSplicer.bare(q, in, Rcode.NOTIMP, q.edns, payload, 0);
+    }
+    StaticAnswers.Node node = s.answers.node(q.qname);
+    if (node != null) {
+      q.zone = node.zone();
+      if (node.service() != null && (q.qtype == Type.A || q.qtype == Type.AAAA)) {
+        return service(s, q, in, client, limit, node.zone(), node.service(), List.of());
+      }
+      byte[] t = node.template(q.qtype);
+      if (t != null) {
+        return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
+      }
+    }
+    Zone zone = node != null ? node.zone() : s.index.find(q.qname);
+    q.zone = zone;
+    if (zone == null) {
+      return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
+    }
+    byte[] t = s.zoneCache.get(null, q.qname, q.qtype);
+    if (t == null) {
+      Resolution r = zone.resolve(q.qname, q.qtype);
+      if (r.isService()) {
+        return service(s, q, in, client, limit, zone, r.service(), r.answer());
+      }
+      t = AnswerEncoder.encode(q.qname, q.qtype, DClass.IN, r);
+      s.zoneCache.put(null, q.qname, q.qtype, t);
+    }
+    return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
+  }
+
+  private byte[] service(
+      Served s,
+      Query q,
+      byte[] in,
+      InetAddress client,
+      int limit,
+      Zone zone,
+      String service,
+      List<Record> chain) {
+    AddressFamily family = q.qtype == Type.AAAA ? AddressFamily.V6 : AddressFamily.V4;
+    ClientInfo who =
+        q.ecsFamily != 0
+            ? ClientInfo.ofSubnet(q.ecsAddress, q.ecsSource)
+            : ClientInfo.ofResolver(client.getAddress());
+    Decision d;
+    try {
+      d = planner.plan(service, family, who);
+    } catch (RuntimeException e) {
+      // A planner bug must not silence the name; SERVFAIL lets resolvers try another server.
+      if (!plannerFailureLogged) {
+        plannerFailureLogged = true;
+        log.warn("planner failed for {}; answering SERVFAIL (logged once)", service, e);
+      }
+      d = PLANNER_FAILED;
+    }
+    byte[] t = s.decisionCache.get(d, q.qname, q.qtype);
+    if (t == null) {
+      t = AnswerEncoder.encode(q.qname, q.qtype, DClass.IN, resolve(zone, q, d, chain));
+      s.decisionCache.put(d, q.qname, q.qtype, t);
+    }
+    int scope = q.ecsFamily != 0 ? Math.min(d.scopePrefix(), q.ecsFamily == 1 ? 32 : 128) : 0;
+    return WireSplicer.splice(t, q, in, limit, s.settings.udpPayloadSize(), 0, scope);
+  }
+
+  /** The records of a planner decision, after the CNAME chain that led to the service. */
+  private static Resolution resolve(Zone zone, Query q, Decision d, List<Record> chain) {
+    Name owner =
+        chain.isEmpty()
+            ? q.qname.canonicalize()
+            : ((CNAMERecord) chain.get(chain.size() - 1)).getTarget();
+    long ttl = Math.max(0, Math.min(d.ttl(), Integer.MAX_VALUE));
+    List<Record> answer = new ArrayList<>(chain);
+    switch (d.outcome()) {
+      case ANSWER -> {
+        if (d.cname() != null) {
+          answer.add(
+              new CNAMERecord(owner, DClass.IN, ttl, Name.fromConstantString(absolute(d.cname()))));
+        } else {
+          int want = q.qtype == Type.AAAA ? 16 : 4;
+          for (byte[] a : d.addresses()) {
+            if (a.length == want) {
+              answer.add(addressRecord(owner, ttl, a));
+            }
+          }
+        }
+      }
+      case EMPTY -> {}
+      default -> {
+        return new Resolution(Rcode.SERVFAIL, false, chain, List.of(), List.of(), null);
+      }
+    }
+    if (answer.size() == chain.size()) {
+      return new Resolution(
+          Rcode.NOERROR, true, answer, List.of(zone.negativeSoa()), List.of(), null);
+    }
+    return new Resolution(Rcode.NOERROR, true, answer, List.of(), List.of(), null);
+  }
+
+  private static Record addressRecord(Name owner, long ttl, byte[] a) {
+    try {
+      InetAddress addr = InetAddress.getByAddress(a);
+      return a.length == 4
+          ? new ARecord(owner, DClass.IN, ttl, addr)
+          : new AAAARecord(owner, DClass.IN, ttl, addr);
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException("bad address length " + a.length, e);
+    }
+  }
+
+  private static String absolute(String name) {
+    return name.endsWith(".") ? name : name + ".";
+  }
+
+  /** CHAOS-class identity queries, answered only when configured (RFC 4892). */
+  private static byte[] chaos(Served s, Query q, byte[] in, int limit) {
+    int payload = s.settings.udpPayloadSize();
+    String text = null;
+    if (q.qname.equals(VERSION_BIND) || q.qname.equals(VERSION_SERVER)) {
+      text = s.settings.chaosVersion();
+    } else if (q.qname.equals(ID_SERVER) || q.qname.equals(HOSTNAME_BIND)) {
+      text = s.settings.chaosId();
+    }
+    if (text == null || (q.qtype != Type.TXT && q.qtype != Type.ANY)) {
+      return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
+    }
+    Record txt = new TXTRecord(q.qname.canonicalize(), DClass.CH, 0, text);
+    Resolution r = new Resolution(Rcode.NOERROR, true, List.of(txt), List.of(), List.of(), null);
+    byte[] t = AnswerEncoder.encode(q.qname, q.qtype, DClass.CH, r);
+    return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
+  }
+
+  /** Everything a query reads, swapped as one. */
+  private static final class Served {
+    final ZoneIndex index;
+    final StaticAnswers answers;
+    final ResponderSettings settings;
+    final ResponseCache zoneCache = new ResponseCache(CACHE_SLOTS);
+    final ResponseCache decisionCache = new ResponseCache(CACHE_SLOTS);
+
+    private Served(ZoneIndex index, StaticAnswers answers, ResponderSettings settings) {
+      this.index = index;
+      this.answers = answers;
+      this.settings = settings;
+    }
+
+    static Served of(ZoneIndex index, ResponderSettings settings) {
+      return new Served(index, StaticAnswers.build(index), settings);
+    }
+  }
+}

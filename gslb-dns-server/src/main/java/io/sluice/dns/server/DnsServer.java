@@ -1,0 +1,180 @@
+package io.sluice.dns.server;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.sluice.core.config.DnsConfig;
+import io.sluice.dns.response.Responder;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The DNS listeners: UDP and TCP on every configured address and one port. On Linux it uses the
+ * native epoll transport with one SO_REUSEPORT datagram socket per event loop, so the kernel
+ * spreads queries over the loops, and reads datagrams in batches (recvmmsg); elsewhere it falls
+ * back to NIO with one datagram socket per address. With port 0 the first socket picks a free port
+ * and every other socket binds the same one.
+ */
+public final class DnsServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(DnsServer.class);
+
+  /** Largest datagram read in a batch; bigger queries are not DNS a resolver would send. */
+  private static final int MAX_DATAGRAM = 4096;
+
+  private static final int DATAGRAMS_PER_READ = 16;
+
+  private final EventLoopGroup group;
+  private final List<Channel> channels;
+  private final int port;
+  private final boolean epoll;
+  private final AtomicInteger tcpConnections;
+
+  private DnsServer(
+      EventLoopGroup group,
+      List<Channel> channels,
+      int port,
+      boolean epoll,
+      AtomicInteger tcpConnections) {
+    this.group = group;
+    this.channels = channels;
+    this.port = port;
+    this.epoll = epoll;
+    this.tcpConnections = tcpConnections;
+  }
+
+  /** Binds every listener of {@code dns} and starts answering through {@code responder}. */
+  public static DnsServer start(DnsConfig dns, Responder responder) throws InterruptedException {
+    boolean epoll = Epoll.isAvailable();
+    int threads = dns.threads() == 0 ? Runtime.getRuntime().availableProcessors() : dns.threads();
+    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    EventLoopGroup group =
+        new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("sluice-dns", true), io);
+    List<Channel> channels = new ArrayList<>();
+    AtomicInteger tcpConnections = new AtomicInteger();
+    try {
+      UdpQueryHandler udp = new UdpQueryHandler(responder);
+      TcpChannelInitializer tcp =
+          new TcpChannelInitializer(
+              new TcpQueryHandler(responder),
+              tcpConnections,
+              dns.maxTcpConnections(),
+              dns.tcpIdleTimeout().toMillis());
+      int port = dns.port();
+      for (String listen : dns.listen()) {
+        InetAddress address = literal(listen);
+        int sockets = epoll ? threads : 1;
+        for (int i = 0; i < sockets; i++) {
+          Channel ch = udpBootstrap(group, epoll, dns, udp).bind(address, port).sync().channel();
+          port = ((InetSocketAddress) ch.localAddress()).getPort();
+          channels.add(ch);
+          log.info("listening on udp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
+        }
+        Channel ch = tcpBootstrap(group, epoll, dns, tcp).bind(address, port).sync().channel();
+        channels.add(ch);
+        log.info("listening on tcp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
+      }
+      return new DnsServer(group, List.copyOf(channels), port, epoll, tcpConnections);
+    } catch (InterruptedException | RuntimeException e) {
+      closeAll(group, channels);
+      throw e;
+    }
+  }
+
+  private static Bootstrap udpBootstrap(
+      EventLoopGroup group, boolean epoll, DnsConfig dns, UdpQueryHandler handler) {
+    Bootstrap b = new Bootstrap().group(group).handler(handler);
+    if (dns.socketBufferBytes() > 0) {
+      b.option(ChannelOption.SO_RCVBUF, dns.socketBufferBytes())
+          .option(ChannelOption.SO_SNDBUF, dns.socketBufferBytes());
+    }
+    if (epoll) {
+      b.channel(EpollDatagramChannel.class)
+          .option(EpollChannelOption.SO_REUSEPORT, true)
+          .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)
+          .option(
+              ChannelOption.RECVBUF_ALLOCATOR,
+              new FixedRecvByteBufAllocator(MAX_DATAGRAM * DATAGRAMS_PER_READ)
+                  .maxMessagesPerRead(DATAGRAMS_PER_READ * 4));
+    } else {
+      b.channel(NioDatagramChannel.class)
+          .option(
+              ChannelOption.RECVBUF_ALLOCATOR,
+              new FixedRecvByteBufAllocator(65536).maxMessagesPerRead(DATAGRAMS_PER_READ));
+    }
+    return b;
+  }
+
+  private static ServerBootstrap tcpBootstrap(
+      EventLoopGroup group, boolean epoll, DnsConfig dns, TcpChannelInitializer init) {
+    return new ServerBootstrap()
+        .group(group)
+        .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+        .option(ChannelOption.SO_BACKLOG, 1024)
+        .option(ChannelOption.SO_REUSEADDR, true)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childHandler(init);
+  }
+
+  private static InetAddress literal(String address) {
+    try {
+      // Config validation guarantees a literal, so this never resolves a host name.
+      return InetAddress.getByName(address);
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException("not an IP address: " + address, e);
+    }
+  }
+
+  /** The port every listener is bound to. */
+  public int port() {
+    return port;
+  }
+
+  /** Whether the native epoll transport is in use. */
+  public boolean nativeTransport() {
+    return epoll;
+  }
+
+  /** The addresses bound, one per socket. */
+  public List<InetSocketAddress> boundAddresses() {
+    return channels.stream().map(c -> (InetSocketAddress) c.localAddress()).toList();
+  }
+
+  /** TCP connections open now. */
+  public int openTcpConnections() {
+    return tcpConnections.get();
+  }
+
+  /** Closes every listener and stops the event loops, waiting a few seconds at most. */
+  @Override
+  public void close() {
+    closeAll(group, channels);
+  }
+
+  private static void closeAll(EventLoopGroup group, List<Channel> channels) {
+    for (Channel c : channels) {
+      c.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    }
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+}

@@ -1,0 +1,88 @@
+package io.sluice.dns.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import io.sluice.dns.response.Responder;
+import io.sluice.dns.response.Transport;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Answers the length-delimited queries of a TCP connection (RFC 7766): every frame is answered as
+ * it arrives, so pipelined queries need no waiting; an idle connection is closed.
+ */
+@Sharable
+final class TcpQueryHandler extends ChannelInboundHandlerAdapter {
+  private static final Logger log = LoggerFactory.getLogger(TcpQueryHandler.class);
+
+  /** Stands in for a peer without an IP address, which only test channels have. */
+  private static final InetAddress UNKNOWN_CLIENT = InetAddress.getLoopbackAddress();
+
+  private final Responder responder;
+
+  TcpQueryHandler(Responder responder) {
+    this.responder = responder;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof ByteBuf frame)) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    try {
+      int len = frame.readableBytes();
+      byte[] in = Scratch.get(len);
+      frame.getBytes(frame.readerIndex(), in, 0, len);
+      InetAddress client =
+          ctx.channel().remoteAddress() instanceof InetSocketAddress remote
+              ? remote.getAddress()
+              : UNKNOWN_CLIENT;
+      byte[] out = responder.respond(in, len, client, Transport.TCP);
+      if (out != null) {
+        ctx.write(ctx.alloc().directBuffer(out.length).writeBytes(out));
+      }
+    } catch (RuntimeException e) {
+      log.warn("failed to answer a TCP query from {}", ctx.channel().remoteAddress(), e);
+      ctx.close();
+    } finally {
+      frame.release();
+    }
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    ctx.flush();
+  }
+
+  /**
+   * Stops reading while replies pile up unsent, so a client that pipelines queries but never reads
+   * answers cannot grow the server's memory without bound.
+   */
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof IdleStateEvent) {
+      ctx.close();
+    } else {
+      ctx.fireUserEventTriggered(evt);
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    log.debug("closing TCP connection from {}", ctx.channel().remoteAddress(), cause);
+    ctx.close();
+  }
+}

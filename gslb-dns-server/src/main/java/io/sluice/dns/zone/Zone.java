@@ -1,0 +1,213 @@
+package io.sluice.dns.zone;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.xbill.DNS.CNAMERecord;
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.HINFORecord;
+import org.xbill.DNS.NSRecord;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.RRset;
+import org.xbill.DNS.Rcode;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.SOARecord;
+import org.xbill.DNS.Type;
+
+/**
+ * One compiled, immutable zone. It answers (name, type) questions the way RFC 1034 §4.3.2 and RFC
+ * 4592 describe: delegations first, then exact names (following CNAMEs inside the zone), then
+ * wildcards from the closest encloser. Every name between a record and the apex exists as a node,
+ * so empty non-terminals answer NODATA instead of NXDOMAIN.
+ */
+public final class Zone {
+  /** CNAME hops followed inside the zone before answering with the chain so far. */
+  static final int MAX_CHAIN = 8;
+
+  private final Name origin;
+  private final String originText;
+  private final SOARecord negativeSoa;
+  private final Map<Name, ZoneNode> nodes;
+  private final Set<Name> cuts;
+  private final Map<Name, ZoneNode> wildcards;
+  private final int originLabels;
+
+  Zone(Name origin, SOARecord soa, Map<Name, ZoneNode> nodes, Set<Name> cuts) {
+    this.origin = origin;
+    this.originText = origin.toString().toLowerCase(Locale.ROOT);
+    long negTtl = Math.min(soa.getTTL(), soa.getMinimum());
+    this.negativeSoa =
+        new SOARecord(
+            origin,
+            DClass.IN,
+            negTtl,
+            soa.getHost(),
+            soa.getAdmin(),
+            soa.getSerial(),
+            soa.getRefresh(),
+            soa.getRetry(),
+            soa.getExpire(),
+            soa.getMinimum());
+    this.nodes = Map.copyOf(nodes);
+    this.cuts = Set.copyOf(cuts);
+    Map<Name, ZoneNode> wild = new HashMap<>();
+    for (Map.Entry<Name, ZoneNode> e : nodes.entrySet()) {
+      if (e.getKey().isWild()) {
+        wild.put(new Name(e.getKey(), 1), e.getValue());
+      }
+    }
+    this.wildcards = Map.copyOf(wild);
+    this.originLabels = origin.labels();
+  }
+
+  /** The apex name. */
+  public Name origin() {
+    return origin;
+  }
+
+  /** The apex in lower-case text with its trailing dot, as used in metrics and logs. */
+  public String originText() {
+    return originText;
+  }
+
+  /** The SOA served in the authority section of negative answers (TTL per RFC 2308 §5). */
+  public SOARecord negativeSoa() {
+    return negativeSoa;
+  }
+
+  /** Every owner name of the zone, empty non-terminals included. */
+  public Set<Name> names() {
+    return nodes.keySet();
+  }
+
+  /** The types that have data at {@code name}; empty when the name does not exist. */
+  public Set<Integer> types(Name name) {
+    ZoneNode n = nodes.get(name);
+    return n == null ? Set.of() : n.rrsets().keySet();
+  }
+
+  /** The service bound to {@code name}, or null. */
+  public String serviceAt(Name name) {
+    ZoneNode n = nodes.get(name);
+    return n == null ? null : n.service();
+  }
+
+  /** True when {@code name} is at or below a delegation (and is not the apex). */
+  public boolean isDelegated(Name name) {
+    return cutAbove(name) != null;
+  }
+
+  /** Whether {@code name} has a CNAME. */
+  public boolean hasCname(Name name) {
+    ZoneNode n = nodes.get(name);
+    return n != null && n.get(Type.CNAME) != null;
+  }
+
+  /** Resolves {@code qname} (at or below the origin) for {@code qtype}. */
+  public Resolution resolve(Name qname, int qtype) {
+    List<Record> answer = new ArrayList<>(2);
+    Set<Name> visited = null;
+    Name name = qname;
+    for (int hop = 0; hop < MAX_CHAIN; hop++) {
+      Name cut = cutAbove(name);
+      if (cut != null && !(qtype == Type.DS && cut.equals(name))) {
+        return hop == 0 ? referral(cut) : Resolution.positive(answer);
+      }
+      ZoneNode node = nodes.get(name);
+      boolean synthesized = false;
+      if (node == null) {
+        node = wildcardFor(name);
+        if (node == null) {
+          return negative(Rcode.NXDOMAIN, answer);
+        }
+        synthesized = true;
+      }
+      if (node.service() != null && (qtype == Type.A || qtype == Type.AAAA)) {
+        return new Resolution(Rcode.NOERROR, true, answer, List.of(), List.of(), node.service());
+      }
+      if (qtype == Type.ANY) {
+        // RFC 8482 §4.2: one synthesized HINFO instead of every RRset.
+        answer.add(new HINFORecord(name, DClass.IN, negativeSoa.getTTL(), "RFC8482", ""));
+        return Resolution.positive(answer);
+      }
+      RRset cname = node.get(Type.CNAME);
+      if (cname != null && qtype != Type.CNAME) {
+        CNAMERecord c = (CNAMERecord) cname.first();
+        answer.add(synthesized ? c.withName(name) : c);
+        Name target = c.getTarget();
+        if (visited == null) {
+          visited = new HashSet<>();
+        }
+        if (!target.subdomain(origin) || !visited.add(name) || visited.contains(target)) {
+          return Resolution.positive(answer);
+        }
+        name = target;
+        continue;
+      }
+      RRset set = node.get(qtype);
+      if (set == null) {
+        return negative(Rcode.NOERROR, answer);
+      }
+      for (Record r : set.rrs(false)) {
+        answer.add(synthesized ? r.withName(name) : r);
+      }
+      return Resolution.positive(answer);
+    }
+    return Resolution.positive(answer);
+  }
+
+  private Resolution negative(int rcode, List<Record> answer) {
+    return new Resolution(rcode, true, answer, List.of(negativeSoa), List.of(), null);
+  }
+
+  private Resolution referral(Name cut) {
+    RRset ns = nodes.get(cut).get(Type.NS);
+    List<Record> authority = new ArrayList<>(ns.rrs(false));
+    List<Record> glue = new ArrayList<>();
+    for (Record r : authority) {
+      Name target = ((NSRecord) r).getTarget();
+      ZoneNode host = target.subdomain(origin) ? nodes.get(target) : null;
+      if (host != null) {
+        for (int t : new int[] {Type.A, Type.AAAA}) {
+          RRset addrs = host.get(t);
+          if (addrs != null) {
+            glue.addAll(addrs.rrs(false));
+          }
+        }
+      }
+    }
+    return new Resolution(Rcode.NOERROR, false, List.of(), authority, glue, null);
+  }
+
+  /** The highest delegation point at or above {@code name}, below the apex; null when none. */
+  Name cutAbove(Name name) {
+    if (cuts.isEmpty()) {
+      return null;
+    }
+    for (int strip = name.labels() - originLabels - 1; strip >= 0; strip--) {
+      Name candidate = strip == 0 ? name : new Name(name, strip);
+      if (cuts.contains(candidate)) {
+        return candidate;
+      }
+    }
+    return null;
+  }
+
+  /** The wildcard node that synthesizes {@code name} (RFC 4592 §4.1), or null. */
+  private ZoneNode wildcardFor(Name name) {
+    if (wildcards.isEmpty()) {
+      return null;
+    }
+    for (int strip = 1; strip <= name.labels() - originLabels; strip++) {
+      Name encloser = new Name(name, strip);
+      if (nodes.containsKey(encloser)) {
+        return wildcards.get(encloser);
+      }
+    }
+    return null;
+  }
+}

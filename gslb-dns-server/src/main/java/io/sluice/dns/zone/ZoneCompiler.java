@@ -1,0 +1,384 @@
+package io.sluice.dns.zone;
+
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.Problems;
+import io.sluice.core.config.RecordConfig;
+import io.sluice.core.config.ServiceConfig;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.SoaConfig;
+import io.sluice.core.config.ZoneConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.Master;
+import org.xbill.DNS.NSRecord;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.RRset;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.SOARecord;
+import org.xbill.DNS.TextParseException;
+import org.xbill.DNS.Type;
+
+/**
+ * Compiles the zones of a {@link SluiceConfig} into a {@link ZoneIndex}, checking everything that
+ * needs the DNS wire model: record data, master files, CNAMEs beside other data, data hidden below
+ * delegations, missing glue and services that collide with static names. It runs on start and on
+ * every reload, off the query path, and reports every problem with its config path.
+ */
+public final class ZoneCompiler {
+  private static final Pattern TOKENIZER_MESSAGE = Pattern.compile("^[^:]*:(\\d+): (.*)$");
+
+  private ZoneCompiler() {}
+
+  /** Compiles every zone, or throws with every problem found. */
+  public static ZoneIndex compile(SluiceConfig config, String file) throws ConfigException {
+    Problems problems = new Problems(file);
+    List<Zone> zones = new ArrayList<>();
+    Set<Name> origins = new HashSet<>();
+    for (int i = 0; i < config.zones().size(); i++) {
+      String path = Problems.index("zones", i);
+      ZoneConfig zc = config.zones().get(i);
+      Zone z = new Builder(config, zc, path, problems).build();
+      if (z != null && !origins.add(z.origin())) {
+        problems.add(Problems.child(path, "origin"), "zone " + zc.origin() + " is declared twice");
+      }
+      zones.add(z);
+    }
+    problems.throwIfAny();
+    return new ZoneIndex(zones);
+  }
+
+  /** The state of compiling one zone. */
+  private static final class Builder {
+    private final SluiceConfig config;
+    private final ZoneConfig zc;
+    private final String path;
+    private final Problems problems;
+    private final Map<Name, Map<Integer, RRset>> data = new LinkedHashMap<>();
+    private final Map<Name, Map<Integer, String>> sources = new HashMap<>();
+    private final Map<Name, String> services = new LinkedHashMap<>();
+    private final Map<Name, String> servicePaths = new HashMap<>();
+    private Name origin;
+    private SOARecord fileSoa;
+
+    Builder(SluiceConfig config, ZoneConfig zc, String path, Problems problems) {
+      this.config = config;
+      this.zc = zc;
+      this.path = path;
+      this.problems = problems;
+    }
+
+    Zone build() {
+      try {
+        origin = Name.fromString(zc.origin());
+      } catch (TextParseException e) {
+        problems.add(Problems.child(path, "origin"), e.getMessage());
+        return null;
+      }
+      if (zc.file() != null) {
+        loadFile();
+      }
+      addConfigSoaAndNs();
+      addInlineRecords();
+      addServices();
+      SOARecord soa = soa();
+      if (soa == null) {
+        return null;
+      }
+      add(soa, Problems.child(path, "soa"));
+      if (get(origin, Type.NS) == null) {
+        problems.add(Problems.child(path, "ns"), "the zone has no NS records at its apex");
+      }
+      Set<Name> cuts = checkStructure();
+      return new Zone(origin, soa, nodes(), cuts);
+    }
+
+    private void loadFile() {
+      Path file = config.resolve(zc.file());
+      String where = Problems.child(path, "file");
+      if (!Files.isReadable(file)) {
+        problems.add(where, "cannot read master file " + file);
+        return;
+      }
+      try (Master master = new Master(file.toString(), origin, zc.ttl())) {
+        master.disableIncludes();
+        Record r;
+        while ((r = master.nextRecord()) != null) {
+          String src = file + " (" + r.getName() + " " + Type.string(r.getType()) + ")";
+          if (!r.getName().subdomain(origin)) {
+            problems.add(where, src + ": " + r.getName() + " is outside the zone " + origin);
+          } else if (r.getDClass() != DClass.IN) {
+            problems.add(where, src + ": only class IN is served");
+          } else if (r.getType() == Type.SOA) {
+            if (!r.getName().equals(origin)) {
+              problems.add(where, src + ": SOA must be at the apex");
+            } else {
+              fileSoa = (SOARecord) r;
+            }
+          } else {
+            add(r, where + ": " + src);
+          }
+        }
+      } catch (IOException e) {
+        problems.add(where, file + " " + describeTokenizerError(e.getMessage()));
+      }
+    }
+
+    private void addConfigSoaAndNs() {
+      for (int i = 0; i < zc.ns().size(); i++) {
+        String p = Problems.index(Problems.child(path, "ns"), i);
+        try {
+          add(new NSRecord(origin, DClass.IN, zc.ttl(), Name.fromString(zc.ns().get(i))), p);
+        } catch (TextParseException | IllegalArgumentException e) {
+          problems.add(p, e.getMessage());
+        }
+      }
+    }
+
+    private SOARecord soa() {
+      SoaConfig s = zc.soa();
+      if (s == null) {
+        if (fileSoa == null) {
+          problems.add(
+              Problems.child(path, "soa"),
+              "is required: neither the config nor the master file declares an SOA");
+        }
+        return fileSoa;
+      }
+      try {
+        return new SOARecord(
+            origin,
+            DClass.IN,
+            s.ttl() != null ? s.ttl() : zc.ttl(),
+            Name.fromString(s.mname()),
+            Name.fromString(s.rname()),
+            s.serial(),
+            s.refresh(),
+            s.retry(),
+            s.expire(),
+            s.minimum());
+      } catch (TextParseException | IllegalArgumentException e) {
+        problems.add(Problems.child(path, "soa"), e.getMessage());
+        return null;
+      }
+    }
+
+    private void addInlineRecords() {
+      for (int i = 0; i < zc.records().size(); i++) {
+        RecordConfig rc = zc.records().get(i);
+        String rp = Problems.index(Problems.child(path, "records"), i);
+        Name owner;
+        try {
+          owner = Name.fromString(rc.name(), origin);
+        } catch (TextParseException e) {
+          problems.add(Problems.child(rp, "name"), e.getMessage());
+          continue;
+        }
+        int type = Type.value(rc.type());
+        long ttl = rc.ttl() != null ? rc.ttl() : zc.ttl();
+        for (int j = 0; j < rc.data().size(); j++) {
+          String dp = Problems.index(Problems.child(rp, "data"), j);
+          String text = rc.data().get(j);
+          try {
+            add(Record.fromString(owner, type, DClass.IN, ttl, text, origin), rp);
+          } catch (IOException | IllegalArgumentException e) {
+            problems.add(dp, describeDataError(rc.type(), text, e.getMessage()));
+          }
+        }
+      }
+    }
+
+    private void addServices() {
+      for (int i = 0; i < zc.services().size(); i++) {
+        ServiceConfig s = zc.services().get(i);
+        String sp = Problems.child(Problems.index(Problems.child(path, "services"), i), "name");
+        try {
+          Name n = Name.fromString(s.fqdn(zc.origin()));
+          services.put(n, s.fqdn(zc.origin()));
+          servicePaths.put(n, sp);
+        } catch (TextParseException e) {
+          problems.add(sp, e.getMessage());
+        }
+      }
+    }
+
+    private void add(Record r, String source) {
+      Map<Integer, RRset> byType = data.computeIfAbsent(r.getName(), k -> new LinkedHashMap<>());
+      RRset set = byType.computeIfAbsent(r.getType(), k -> new RRset());
+      if (r.getType() == Type.CNAME && set.size() > 0) {
+        problems.add(source, "more than one CNAME at " + r.getName());
+        return;
+      }
+      // RFC 2181 §5.2: one TTL per RRset; dnsjava lowers the set to the smallest TTL given.
+      set.addRR(r);
+      sources.computeIfAbsent(r.getName(), k -> new HashMap<>()).putIfAbsent(r.getType(), source);
+    }
+
+    private RRset get(Name name, int type) {
+      Map<Integer, RRset> m = data.get(name);
+      return m == null ? null : m.get(type);
+    }
+
+    /** Checks CNAME exclusivity, delegations, glue and services; returns the delegation points. */
+    private Set<Name> checkStructure() {
+      Set<Name> cuts = new HashSet<>();
+      for (Map.Entry<Name, Map<Integer, RRset>> e : data.entrySet()) {
+        Name name = e.getKey();
+        Map<Integer, RRset> types = e.getValue();
+        if (types.containsKey(Type.NS) && !name.equals(origin)) {
+          cuts.add(name);
+          if (name.isWild()) {
+            problems.add(source(name, Type.NS), "a wildcard cannot be a delegation: " + name);
+          }
+        }
+        if (types.containsKey(Type.CNAME)) {
+          if (name.equals(origin)) {
+            problems.add(source(name, Type.CNAME), "a CNAME cannot be at the zone apex");
+          } else if (types.size() > 1) {
+            List<String> others = new ArrayList<>();
+            types.keySet().stream()
+                .filter(t -> t != Type.CNAME)
+                .forEach(t -> others.add(Type.string(t)));
+            problems.add(
+                source(name, Type.CNAME),
+                "a CNAME cannot stand beside other data at "
+                    + name
+                    + " (also "
+                    + String.join(", ", others)
+                    + ")");
+          }
+        }
+        if (name.isWild() && types.containsKey(Type.DNAME)) {
+          problems.add(source(name, Type.DNAME), "a wildcard cannot own a DNAME: " + name);
+        }
+      }
+      for (Map.Entry<Name, Map<Integer, RRset>> e : data.entrySet()) {
+        Name name = e.getKey();
+        Name cut = highestCutAbove(name, cuts, false);
+        if (cut == null) {
+          continue;
+        }
+        for (int type : e.getValue().keySet()) {
+          if (type != Type.A && type != Type.AAAA) {
+            problems.add(
+                source(name, type),
+                name
+                    + " "
+                    + Type.string(type)
+                    + " is below the delegation at "
+                    + cut
+                    + " and would never be served (only A/AAAA glue may be)");
+          }
+        }
+      }
+      for (Name cut : cuts) {
+        for (Record r : get(cut, Type.NS).rrs(false)) {
+          Name target = ((NSRecord) r).getTarget();
+          if (target.subdomain(cut)
+              && get(target, Type.A) == null
+              && get(target, Type.AAAA) == null) {
+            problems.add(
+                source(cut, Type.NS),
+                "the delegation "
+                    + cut
+                    + " needs glue: no A or AAAA record for its name server "
+                    + target);
+          }
+        }
+      }
+      for (Map.Entry<Name, String> s : services.entrySet()) {
+        Name name = s.getKey();
+        String sp = servicePaths.get(name);
+        for (int type : new int[] {Type.A, Type.AAAA, Type.CNAME}) {
+          if (get(name, type) != null) {
+            problems.add(
+                sp,
+                "service "
+                    + name
+                    + " collides with the static "
+                    + Type.string(type)
+                    + " records at "
+                    + source(name, type));
+          }
+        }
+        Name cut = highestCutAbove(name, cuts, true);
+        if (cut != null) {
+          problems.add(sp, "service " + name + " is at or below the delegation at " + cut);
+        }
+      }
+      return cuts;
+    }
+
+    private Name highestCutAbove(Name name, Set<Name> cuts, boolean includeSelf) {
+      int below = name.labels() - origin.labels();
+      for (int strip = below - 1; strip >= (includeSelf ? 0 : 1); strip--) {
+        Name candidate = strip == 0 ? name : new Name(name, strip);
+        if (cuts.contains(candidate)) {
+          return candidate;
+        }
+      }
+      return null;
+    }
+
+    private String source(Name name, int type) {
+      Map<Integer, String> m = sources.get(name);
+      String s = m == null ? null : m.get(type);
+      return s != null ? s : path;
+    }
+
+    /** Every node, with the empty non-terminals between each name and the apex. */
+    private Map<Name, ZoneNode> nodes() {
+      Map<Name, Map<Integer, RRset>> all = new HashMap<>();
+      Set<Name> names = new HashSet<>(data.keySet());
+      names.addAll(services.keySet());
+      names.add(origin);
+      for (Name n : names) {
+        for (int strip = 0; strip < n.labels() - origin.labels(); strip++) {
+          all.putIfAbsent(strip == 0 ? n : new Name(n, strip), new HashMap<>());
+        }
+        all.putIfAbsent(origin, new HashMap<>());
+      }
+      data.forEach((name, types) -> all.get(name).putAll(types));
+      Map<Name, ZoneNode> nodes = new HashMap<>();
+      all.forEach((name, types) -> nodes.put(name, new ZoneNode(types, services.get(name))));
+      return nodes;
+    }
+  }
+
+  static String describeDataError(String type, String text, String message) {
+    String detail = stripLocation(message);
+    if ("A".equals(type)) {
+      return "invalid IPv4 address '" + text + "'";
+    }
+    if ("AAAA".equals(type)) {
+      return "invalid IPv6 address '" + text + "'";
+    }
+    return "invalid " + type + " data '" + text + "': " + detail;
+  }
+
+  private static String stripLocation(String message) {
+    if (message == null) {
+      return "unparseable";
+    }
+    Matcher m = TOKENIZER_MESSAGE.matcher(message);
+    return m.matches() ? m.group(2) : message;
+  }
+
+  private static String describeTokenizerError(String message) {
+    if (message == null) {
+      return "is unreadable";
+    }
+    Matcher m = TOKENIZER_MESSAGE.matcher(message);
+    return m.matches() ? "line " + m.group(1) + ": " + m.group(2) : message;
+  }
+}

@@ -1,0 +1,40 @@
+package io.sluice.server.app;
+
+import io.sluice.core.config.DnsConfig;
+import io.sluice.core.config.SluiceConfig;
+import java.util.List;
+
+/** Command-line settings that win over the config file, on start and on every reload. */
+public record CliOverrides(Integer port, List<String> listen, Integer threads) {
+
+  /** No overrides. */
+  public static final CliOverrides NONE = new CliOverrides(null, null, null);
+
+  public CliOverrides {
+    listen = listen == null ? null : List.copyOf(listen);
+  }
+
+  /** {@code config} with these overrides applied. */
+  public SluiceConfig apply(SluiceConfig config) {
+    DnsConfig dns = config.dns();
+    if (port != null) {
+      dns = dns.withPort(port);
+    }
+    if (listen != null) {
+      dns = dns.withListen(listen);
+    }
+    if (threads != null) {
+      dns = dns.withThreads(threads);
+    }
+    return new SluiceConfig(
+        dns,
+        config.admin(),
+        config.stateDir(),
+        config.zones(),
+        config.regions(),
+        config.topology(),
+        config.pools(),
+        config.probes(),
+        config.baseDir());
+  }
+}

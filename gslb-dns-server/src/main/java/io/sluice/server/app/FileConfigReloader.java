@@ -1,0 +1,59 @@
+package io.sluice.server.app;
+
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.Problems;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.control.Actor;
+import io.sluice.core.control.CommandResult;
+import io.sluice.core.control.ConfigReloader;
+import io.sluice.core.state.Snapshot;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reloads the configuration file of a running node: load, validate, re-apply the command-line
+ * overrides, compile the zones, then swap. An invalid file is rejected with every problem logged,
+ * and the node keeps serving what it had.
+ */
+public final class FileConfigReloader implements ConfigReloader {
+  private static final Logger log = LoggerFactory.getLogger(FileConfigReloader.class);
+
+  private final Path file;
+  private final CliOverrides overrides;
+  private final SluiceNode node;
+
+  public FileConfigReloader(Path file, CliOverrides overrides, SluiceNode node) {
+    this.file = file;
+    this.overrides = overrides;
+    this.node = node;
+  }
+
+  @Override
+  public CommandResult reload(Actor actor) throws ConfigException {
+    try {
+      SluiceConfig config = overrides.apply(ConfigLoader.load(file));
+      Problems problems = new Problems(file.toString());
+      config.validate(problems);
+      problems.throwIfAny();
+      SluiceConfig running = node.store().current().config();
+      if (!config.dns().listen().equals(running.dns().listen())
+          || !config.dns().port().equals(running.dns().port())
+          || !config.dns().threads().equals(running.dns().threads())) {
+        log.warn("dns.listen, dns.port and dns.threads changes take effect after a restart");
+      }
+      Snapshot s = node.apply(config, file.toString());
+      String message = "reloaded " + file + ": " + config.zones().size() + " zone(s)";
+      log.info("{} (by {}, snapshot {})", message, actor.name(), s.version());
+      return new CommandResult(s.version(), true, message);
+    } catch (ConfigException e) {
+      log.error(
+          "reload of {} by {} rejected, still serving the previous config:\n{}",
+          file,
+          actor.name(),
+          e.getMessage());
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package io.sluice.server.app;
+
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.ConfigProblem;
+import io.sluice.core.config.Problems;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.spi.AllEndpointsPlanner;
+import io.sluice.core.spi.GslbMetrics;
+import io.sluice.dns.zone.ZoneCompiler;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** The {@code sluice} command: {@code run} (the default) serves DNS; {@code check} validates. */
+@Command(
+    name = "sluice",
+    mixinStandardHelpOptions = true,
+    version = "sluice 0.1.0",
+    description = "Authoritative DNS server for global server load balancing.",
+    subcommands = {Main.Run.class, Main.Check.class})
+public final class Main implements Callable<Integer> {
+  private static final Logger log = LoggerFactory.getLogger(Main.class);
+
+  /** Exit status for an invalid configuration. */
+  static final int INVALID_CONFIG = 2;
+
+  @Mixin private ServerOptions options = new ServerOptions();
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new Main()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    return run(options);
+  }
+
+  /** Options shared by {@code run} and the bare command. */
+  static final class ServerOptions {
+    @Option(
+        names = "--config",
+        paramLabel = "FILE",
+        defaultValue = "${env:SLUICE_CONFIG:-config/sluice.yaml}",
+        description = "Configuration file (default: ${DEFAULT-VALUE}).")
+    Path config;
+
+    @Option(names = "--port", paramLabel = "N", description = "DNS port, overriding dns.port.")
+    Integer port;
+
+    @Option(
+        names = "--listen",
+        paramLabel = "ADDR",
+        split = ",",
+        description = "Addresses to listen on, overriding dns.listen (comma-separated).")
+    List<String> listen;
+
+    @Option(
+        names = "--threads",
+        paramLabel = "N",
+        description = "DNS event-loop threads (0 = one per core), overriding dns.threads.")
+    Integer threads;
+
+    CliOverrides overrides() {
+      return new CliOverrides(port, listen, threads);
+    }
+  }
+
+  /** Serves DNS until the process is stopped; reloads on SIGHUP. */
+  @Command(name = "run", mixinStandardHelpOptions = true, description = "Serve DNS (default).")
+  static final class Run implements Callable<Integer> {
+    @Mixin private ServerOptions options = new ServerOptions();
+
+    @Override
+    public Integer call() throws Exception {
+      return run(options);
+    }
+  }
+
+  /** Validates a configuration, zones included, and exits. */
+  @Command(
+      name = "check",
+      mixinStandardHelpOptions = true,
+      description = "Validate the configuration and its zones, then exit.")
+  static final class Check implements Callable<Integer> {
+    @Mixin private ServerOptions options = new ServerOptions();
+
+    @Override
+    public Integer call() {
+      SluiceConfig config = load(options, "invalid configuration:");
+      if (config == null) {
+        return INVALID_CONFIG;
+      }
+      System.out.println(options.config + ": OK, " + config.zones().size() + " zone(s)");
+      return 0;
+    }
+  }
+
+  private static SluiceConfig load(ServerOptions o, String heading) {
+    try {
+      SluiceConfig config = o.overrides().apply(ConfigLoader.load(o.config));
+      Problems problems = new Problems(o.config.toString());
+      config.validate(problems);
+      problems.throwIfAny();
+      ZoneCompiler.compile(config, o.config.toString());
+      return config;
+    } catch (ConfigException e) {
+      System.err.println(heading);
+      for (ConfigProblem p : e.problems()) {
+        System.err.println("  " + p);
+      }
+      return null;
+    }
+  }
+
+  private static int run(ServerOptions o) throws InterruptedException {
+    SluiceConfig config = load(o, "invalid configuration, not starting:");
+    if (config == null) {
+      return INVALID_CONFIG;
+    }
+    SluiceNode node;
+    try {
+      node =
+          SluiceNode.start(config, o.config.toString(), AllEndpointsPlanner::new, GslbMetrics.NOOP);
+    } catch (ConfigException e) {
+      System.err.println(e.getMessage());
+      return INVALID_CONFIG;
+    }
+    HangupReload.install(new FileConfigReloader(o.config, o.overrides(), node));
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  log.info("stopping");
+                  node.close();
+                  stopped.countDown();
+                },
+                "sluice-shutdown"));
+    log.info("serving {} zone(s) from {} on port {}", config.zones().size(), o.config, node.port());
+    stopped.await();
+    return 0;
+  }
+}

@@ -1,0 +1,45 @@
+package io.sluice.dns.response;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Type;
+
+/** The direct-mapped template cache: hits only on the same owner instance, name and type. */
+class ResponseCacheTest {
+  private static final byte[] T1 = {1};
+  private static final byte[] T2 = {2};
+
+  @Test
+  void hitsIgnoreLetterCaseButNotOwnerOrType() throws Exception {
+    ResponseCache cache = new ResponseCache(64);
+    Object decision = new Object();
+    Name lower = Name.fromString("www.example.test.");
+    cache.put(decision, lower, Type.A, T1);
+
+    assertArrayEquals(T1, cache.get(decision, Name.fromString("WWW.Example.TEST."), Type.A));
+    assertNull(cache.get(new Object(), lower, Type.A), "another owner instance");
+    assertNull(cache.get(null, lower, Type.A), "zone data is not a decision");
+    assertNull(cache.get(decision, lower, Type.AAAA), "another type");
+    assertNull(cache.get(decision, Name.fromString("mail.example.test."), Type.A));
+  }
+
+  @Test
+  void isBoundedAndANewEntryReplacesAnOldOne() throws Exception {
+    ResponseCache cache = new ResponseCache(1);
+    Name a = Name.fromString("a.example.test.");
+    Name b = Name.fromString("b.example.test.");
+    cache.put(null, a, Type.A, T1);
+    cache.put(null, b, Type.A, T2);
+    assertNull(cache.get(null, a, Type.A));
+    assertArrayEquals(T2, cache.get(null, b, Type.A));
+  }
+
+  @Test
+  void sizeMustBeAPowerOfTwo() {
+    assertThrows(IllegalArgumentException.class, () -> new ResponseCache(100));
+  }
+}

@@ -1,0 +1,116 @@
+package io.sluice.dns.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.LengthFieldPrepender;
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.spi.AllEndpointsPlanner;
+import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.state.Snapshot;
+import io.sluice.core.state.SnapshotStore;
+import io.sluice.dns.response.Responder;
+import io.sluice.dns.response.ResponderSettings;
+import io.sluice.dns.zone.ZoneCompiler;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.Message;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Rcode;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.Type;
+
+/** The UDP and TCP handlers answer through embedded channels and leak no buffer. */
+class QueryHandlerLeakTest {
+  private static final InetSocketAddress CLIENT = new InetSocketAddress("127.0.0.1", 40000);
+  private static final InetSocketAddress SERVER = new InetSocketAddress("127.0.0.1", 53);
+
+  private Responder responder;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    String yaml =
+        """
+        zones:
+          - origin: example.test.
+            soa: { mname: ns1.example.test., rname: h.example.test. }
+            ns: [ns1.example.test.]
+            records: [ { name: www, type: A, data: 192.0.2.80 } ]
+        """;
+    SluiceConfig config = ConfigLoader.parse(yaml, "t.yaml", Path.of("."));
+    responder =
+        new Responder(
+            ZoneCompiler.compile(config, "t.yaml"),
+            ResponderSettings.of(config.dns()),
+            new AllEndpointsPlanner(new SnapshotStore(Snapshot.initial(config))),
+            GslbMetrics.NOOP);
+  }
+
+  private static byte[] query(String name) throws Exception {
+    return Message.newQuery(Record.newRecord(Name.fromString(name), Type.A, DClass.IN)).toWire();
+  }
+
+  @Test
+  void udpHandlerReleasesQueriesAndAnswers() throws Exception {
+    EmbeddedChannel ch = new EmbeddedChannel(new UdpQueryHandler(responder));
+    ByteBuf in = Unpooled.wrappedBuffer(query("www.example.test."));
+    ch.writeInbound(new DatagramPacket(in, SERVER, CLIENT));
+    assertEquals(0, in.refCnt(), "query released");
+    DatagramPacket out = ch.readOutbound();
+    assertEquals(CLIENT, out.recipient());
+    byte[] bytes = new byte[out.content().readableBytes()];
+    out.content().readBytes(bytes);
+    assertEquals(Rcode.NOERROR, new Message(bytes).getRcode());
+    assertTrue(out.release());
+
+    ByteBuf garbage = Unpooled.wrappedBuffer(new byte[] {1, 2, 3});
+    ch.writeInbound(new DatagramPacket(garbage, SERVER, CLIENT));
+    assertEquals(0, garbage.refCnt(), "dropped query released");
+    assertNull(ch.readOutbound());
+    assertFalse(ch.finishAndReleaseAll());
+  }
+
+  @Test
+  void tcpPipelineFramesAnswersAndReleases() throws Exception {
+    EmbeddedChannel ch =
+        new EmbeddedChannel(
+            new LengthFieldBasedFrameDecoder(65535, 0, 2, 0, 2),
+            new LengthFieldPrepender(2),
+            new TcpQueryHandler(responder));
+    byte[] q = query("www.example.test.");
+    ByteBuf two = Unpooled.buffer();
+    for (int i = 0; i < 2; i++) {
+      two.writeShort(q.length).writeBytes(q);
+    }
+    // A third frame whose length prefix promises more than arrives.
+    two.writeShort(500).writeBytes(new byte[] {1, 2, 3});
+    ch.writeInbound(two);
+    int answers = 0;
+    ByteBuf out;
+    while ((out = ch.readOutbound()) != null) {
+      // LengthFieldPrepender emits the prefix and the body as separate buffers.
+      if (out.readableBytes() > 2) {
+        byte[] bytes = new byte[out.readableBytes()];
+        out.readBytes(bytes);
+        assertEquals(Rcode.NOERROR, new Message(bytes).getRcode());
+        answers++;
+      }
+      assertTrue(out.release());
+    }
+    assertEquals(2, answers);
+    assertFalse(ch.finishAndReleaseAll());
+    // The incomplete third frame stays buffered until the connection closes, then is freed.
+    assertEquals(0, two.refCnt(), "input released");
+  }
+}

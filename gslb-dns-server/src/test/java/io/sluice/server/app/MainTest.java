@@ -1,0 +1,68 @@
+package io.sluice.server.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The command line: usage, and refusing an invalid configuration with every problem printed. */
+class MainTest {
+  @TempDir Path dir;
+
+  @Test
+  void helpListsTheOptions() {
+    StringWriter out = new StringWriter();
+    CommandLine cli = new CommandLine(new Main()).setOut(new PrintWriter(out));
+    assertEquals(0, cli.execute("--help"));
+    for (String option : new String[] {"--config", "--port", "--listen", "--threads", "run"}) {
+      assertTrue(out.toString().contains(option), option + " in:\n" + out);
+    }
+  }
+
+  @Test
+  void invalidConfigIsRefusedWithEveryProblem() throws Exception {
+    Path file = dir.resolve("bad.yaml");
+    Files.writeString(
+        file,
+        """
+        zones:
+          - origin: example.test.
+            soa: { mname: ns1.example.test., rname: h.example.test. }
+            ns: [ns1.example.test.]
+            records:
+              - { name: a, type: A, data: 1.2.3 }
+              - { name: b, type: AAAA, data: nope }
+        """);
+    PrintStream original = System.err;
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status;
+    try {
+      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+      status = new CommandLine(new Main()).execute("run", "--config", file.toString());
+    } finally {
+      System.setErr(original);
+    }
+    String printed = err.toString(StandardCharsets.UTF_8);
+    assertEquals(Main.INVALID_CONFIG, status);
+    assertTrue(
+        printed.contains("zones[0].records[0].data[0]: invalid IPv4 address '1.2.3'"), printed);
+    assertTrue(
+        printed.contains("zones[0].records[1].data[0]: invalid IPv6 address 'nope'"), printed);
+  }
+
+  @Test
+  void checkAcceptsTheShippedExample() {
+    StringWriter unused = new StringWriter();
+    CommandLine cli = new CommandLine(new Main()).setOut(new PrintWriter(unused));
+    assertEquals(0, cli.execute("check", "--config", "../config/sluice.yaml"));
+  }
+}

@@ -1,0 +1,155 @@
+package io.sluice.server.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.control.Actor;
+import io.sluice.core.control.CommandResult;
+import io.sluice.core.spi.AllEndpointsPlanner;
+import io.sluice.core.spi.GslbMetrics;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.Message;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Rcode;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.Section;
+import org.xbill.DNS.SimpleResolver;
+import org.xbill.DNS.Type;
+
+/** Reloading swaps zone data and services on a running server; an invalid file changes nothing. */
+class ReloadTest {
+  private static final Actor OPERATOR = new Actor("alice", "operator");
+
+  @TempDir Path dir;
+  private Path file;
+  private SluiceNode node;
+  private FileConfigReloader reloader;
+  private final AtomicInteger okReloads = new AtomicInteger();
+  private final AtomicInteger failedReloads = new AtomicInteger();
+
+  private static String config(String wwwAddress, String extra) {
+    return """
+        dns: { listen: [127.0.0.1], port: 0, threads: 1 }
+        pools:
+          p1: { endpoints: [ { address: 198.51.100.1 } ] }
+        zones:
+          - origin: example.test.
+            soa: { mname: ns1.example.test., rname: h.example.test. }
+            ns: [ns1.example.test.]
+            records:
+              - { name: www, type: A, data: %s }
+        %s
+        """
+        .formatted(wwwAddress, extra);
+  }
+
+  @BeforeEach
+  void start() throws Exception {
+    file = dir.resolve("sluice.yaml");
+    Files.writeString(file, config("192.0.2.1", ""));
+    GslbMetrics metrics =
+        new GslbMetrics() {
+          @Override
+          public void configReload(boolean ok) {
+            (ok ? okReloads : failedReloads).incrementAndGet();
+          }
+        };
+    node =
+        SluiceNode.start(
+            ConfigLoader.load(file), file.toString(), AllEndpointsPlanner::new, metrics);
+    reloader = new FileConfigReloader(file, CliOverrides.NONE, node);
+  }
+
+  @AfterEach
+  void stop() {
+    node.close();
+  }
+
+  private Message ask(String name) throws Exception {
+    SimpleResolver r = new SimpleResolver(new InetSocketAddress("127.0.0.1", node.port()));
+    r.setTimeout(Duration.ofSeconds(3));
+    return r.send(Message.newQuery(Record.newRecord(Name.fromString(name), Type.A, DClass.IN)));
+  }
+
+  private static List<String> answers(Message m) {
+    return m.getSection(Section.ANSWER).stream().map(Record::rdataToString).toList();
+  }
+
+  @Test
+  void validReloadSwapsZoneDataAndServices() throws Exception {
+    assertEquals(List.of("192.0.2.1"), answers(ask("www.example.test.")));
+    assertEquals(Rcode.NXDOMAIN, ask("app.example.test.").getRcode());
+    long before = node.store().current().configVersion();
+
+    Files.writeString(file, config("192.0.2.2", "    services: [ { name: app, pools: [p1] } ]"));
+    CommandResult result = reloader.reload(OPERATOR);
+
+    assertTrue(result.changed());
+    assertEquals(before + 1, node.store().current().configVersion());
+    assertEquals(List.of("192.0.2.2"), answers(ask("www.example.test.")));
+    assertEquals(List.of("198.51.100.1"), answers(ask("app.example.test.")));
+    assertEquals(1, okReloads.get());
+  }
+
+  @Test
+  void invalidReloadIsRejectedAndTheOldDataKept() throws Exception {
+    long before = node.store().current().version();
+    Files.writeString(file, config("1.2.3", ""));
+
+    ConfigException e = assertThrows(ConfigException.class, () -> reloader.reload(OPERATOR));
+
+    assertTrue(
+        e.getMessage().contains("zones[0].records[0].data[0]: invalid IPv4 address '1.2.3'"),
+        e.getMessage());
+    assertEquals(before, node.store().current().version(), "no new snapshot");
+    assertEquals(List.of("192.0.2.1"), answers(ask("www.example.test.")));
+    assertEquals(1, failedReloads.get());
+  }
+
+  @Test
+  void structurallyInvalidFileIsRejectedBeforeZonesAreCompiled() throws Exception {
+    Files.writeString(file, "dns: { port: fifty }\n");
+    ConfigException e = assertThrows(ConfigException.class, () -> reloader.reload(OPERATOR));
+    assertTrue(e.getMessage().contains("dns.port"), e.getMessage());
+    assertEquals(List.of("192.0.2.1"), answers(ask("www.example.test.")));
+  }
+
+  @Test
+  void sighupReloadsTheFile() throws Exception {
+    assumeTrue(HangupReload.install(reloader), "no SIGHUP on this platform");
+    Files.writeString(file, config("192.0.2.7", ""));
+    Process kill =
+        new ProcessBuilder("kill", "-HUP", Long.toString(ProcessHandle.current().pid())).start();
+    assertEquals(0, kill.waitFor());
+    // The signal is handled on another thread: wait for the new answer, up to a deadline.
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    List<String> seen = answers(ask("www.example.test."));
+    while (!seen.equals(List.of("192.0.2.7")) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+      seen = answers(ask("www.example.test."));
+    }
+    assertEquals(List.of("192.0.2.7"), seen);
+  }
+
+  @Test
+  void commandLineOverridesSurviveAReload() throws Exception {
+    FileConfigReloader withOverride =
+        new FileConfigReloader(file, new CliOverrides(node.port(), null, 1), node);
+    withOverride.reload(OPERATOR);
+    assertEquals(node.port(), node.store().current().config().dns().port());
+  }
+}
