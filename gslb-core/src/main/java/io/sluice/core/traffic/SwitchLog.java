@@ -1,0 +1,94 @@
+package io.sluice.core.traffic;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.core.control.SwitchRecord;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Finished switch records, one JSON object per line in {@code switches.jsonl}, each forced to disk
+ * before {@link #append} returns. The newest {@code keep} records are held in memory for queries; a
+ * record written twice (a crash between this log and the state journal) keeps its last version.
+ */
+final class SwitchLog implements Closeable {
+  private final ObjectMapper json;
+  private final FileChannel channel;
+  private final int keep;
+  private final LinkedHashMap<String, SwitchRecord> recent = new LinkedHashMap<>();
+  private long size;
+
+  SwitchLog(Path file, ObjectMapper json, int keep) throws IOException {
+    this.json = json;
+    this.keep = keep;
+    Files.createDirectories(file.getParent());
+    this.channel =
+        FileChannel.open(
+            file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    byte[] all = Files.readAllBytes(file);
+    int end = 0;
+    int start = 0;
+    for (int i = 0; i < all.length; i++) {
+      if (all[i] == '\n') {
+        String line = new String(all, start, i - start, StandardCharsets.UTF_8);
+        try {
+          remember(json.readValue(line, SwitchRecord.class));
+        } catch (IOException e) {
+          // A damaged line is skipped; the ones after it are still read.
+        }
+        start = i + 1;
+        end = i + 1;
+      }
+    }
+    if (end < all.length) {
+      channel.truncate(end);
+      channel.force(true);
+    }
+    size = end;
+  }
+
+  private void remember(SwitchRecord r) {
+    recent.remove(r.id());
+    recent.put(r.id(), r);
+    while (recent.size() > keep) {
+      recent.remove(recent.keySet().iterator().next());
+    }
+  }
+
+  synchronized void append(SwitchRecord r) throws IOException {
+    ByteBuffer b =
+        ByteBuffer.wrap((json.writeValueAsString(r) + "\n").getBytes(StandardCharsets.UTF_8));
+    long at = size;
+    while (b.hasRemaining()) {
+      at += channel.write(b, at);
+    }
+    channel.force(false);
+    size = at;
+    remember(r);
+  }
+
+  /** Finished records, newest first. */
+  synchronized List<SwitchRecord> finished() {
+    List<SwitchRecord> out = new ArrayList<>(recent.values());
+    java.util.Collections.reverse(out);
+    return out;
+  }
+
+  synchronized Map<String, SwitchRecord> byId() {
+    return new LinkedHashMap<>(recent);
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    channel.close();
+  }
+}

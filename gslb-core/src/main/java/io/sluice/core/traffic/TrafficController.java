@@ -1,0 +1,1495 @@
+package io.sluice.core.traffic;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.core.audit.FileAuditLog;
+import io.sluice.core.config.DomainNames;
+import io.sluice.core.config.EndpointConfig;
+import io.sluice.core.config.PoolConfig;
+import io.sluice.core.config.ServiceConfig;
+import io.sluice.core.config.ServicePoolConfig;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.TrafficConfig;
+import io.sluice.core.control.Actor;
+import io.sluice.core.control.AuditEvent;
+import io.sluice.core.control.AuditQuery;
+import io.sluice.core.control.CommandRejectedException;
+import io.sluice.core.control.CommandResult;
+import io.sluice.core.control.ControlPlane;
+import io.sluice.core.control.ServiceStatus;
+import io.sluice.core.control.SwitchRecord;
+import io.sluice.core.health.EndpointHealth;
+import io.sluice.core.health.HealthView;
+import io.sluice.core.health.Verdict;
+import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.Ticker;
+import io.sluice.core.state.ServicePlan;
+import io.sluice.core.state.Shift;
+import io.sluice.core.state.Snapshot;
+import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.store.DurableLog;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The traffic controller and the {@link ControlPlane} implementation. Operator commands and the
+ * controller's own steps ({@link #tick}) are validated, turned into the next {@link ControlState},
+ * published to the {@link SnapshotStore} (so answers change at once), made durable in the {@link
+ * DurableLog} and audited, all before they are acknowledged. One writer at a time; the query path
+ * only ever reads snapshots. Time comes from the injected {@link Ticker}, so tests step it.
+ */
+public final class TrafficController implements ControlPlane {
+  private final SnapshotStore store;
+  private final DurableLog log;
+  private final FileAuditLog audit;
+  private final SwitchLog switchLog;
+  private final Ticker ticker;
+  private final GslbMetrics metrics;
+  private final GateEvaluator gates;
+  private final ObjectMapper json;
+  private final Object lock = new Object();
+  private volatile ControlState state;
+
+  TrafficController(
+      SnapshotStore store,
+      DurableLog log,
+      FileAuditLog audit,
+      SwitchLog switchLog,
+      Ticker ticker,
+      GslbMetrics metrics,
+      ExternalMetric external,
+      ObjectMapper json)
+      throws IOException {
+    this.store = store;
+    this.log = log;
+    this.audit = audit;
+    this.switchLog = switchLog;
+    this.ticker = ticker;
+    this.metrics = metrics;
+    this.gates = new GateEvaluator(external);
+    this.json = json;
+    Optional<byte[]> saved = log.recover();
+    this.state =
+        saved.isPresent() ? json.readValue(saved.get(), ControlState.class) : ControlState.INITIAL;
+    publish(state);
+    reportTtls(state);
+  }
+
+  /** The durable state now in effect. */
+  public ControlState state() {
+    return state;
+  }
+
+  // ---------------------------------------------------------------- operator commands
+
+  @Override
+  public CommandResult setWeights(
+      Actor actor,
+      String service,
+      Map<String, Integer> weights,
+      boolean ramp,
+      String reason,
+      String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          String name = serviceName(service);
+          ServiceConfig cfg = serviceConfig(name);
+          if (weights == null || weights.isEmpty()) {
+            throw CommandRejectedException.invalid(
+                "weights", "at least one pool weight is required");
+          }
+          Set<String> pools = poolNames(cfg);
+          for (Map.Entry<String, Integer> e : weights.entrySet()) {
+            String f = "weights." + e.getKey();
+            if (!pools.contains(e.getKey())) {
+              throw CommandRejectedException.invalid(
+                  f,
+                  "pool '" + e.getKey() + "' is not a pool of " + name + " (pools: " + pools + ")");
+            }
+            if (e.getValue() == null || e.getValue() < 0 || e.getValue() > 65535) {
+              throw CommandRejectedException.invalid(f, "must be 0..65535, was " + e.getValue());
+            }
+          }
+          ServiceControl sc = cs.service(name);
+          Map<String, Integer> current = effectiveWeights(sc, cfg);
+          Map<String, Integer> target = new HashMap<>(current);
+          target.putAll(weights);
+          if (target.values().stream().allMatch(w -> w == 0)) {
+            throw CommandRejectedException.invalid(
+                "weights", "weights would all be zero: no pool could be chosen");
+          }
+          Map<String, Object> d = Map.of("weights", weights, "ramp", ramp);
+          if (!ramp) {
+            ServiceControl next = sc.withWeights(target);
+            if (!sc.shifting()) {
+              next = next.markStable(cs.revision() + 1);
+            }
+            return new Outcome(cs.withService(name, next), "set-weights", name, "weights set", d);
+          }
+          if (sc.ramp() != null || sc.drill() != null) {
+            throw CommandRejectedException.conflict(
+                name + " already has a " + (sc.ramp() != null ? "ramp" : "drill") + " in progress");
+          }
+          long id = cs.counter() + 1;
+          TrafficConfig tc = cfg.traffic();
+          SwitchRecord rec =
+              Switches.start(
+                  "sw-" + id,
+                  name,
+                  "weights",
+                  List.copyOf(current.keySet()),
+                  List.copyOf(weights.keySet()),
+                  now,
+                  recordDetails(tc, Map.of("fromWeights", current, "toWeights", target)));
+          Ramp r =
+              new Ramp(
+                  "ramp-" + id,
+                  "weights",
+                  "weights",
+                  null,
+                  current,
+                  target,
+                  0,
+                  100,
+                  tc.steps(),
+                  -1,
+                  -1,
+                  now,
+                  tc.window().toMillis(),
+                  Ramp.RUNNING,
+                  false,
+                  rec);
+          return startRamp(
+              cs.withCounter(id), name, cfg, sc.withPending(null), r, now, "ramp-start", d);
+        });
+  }
+
+  @Override
+  public CommandResult startMove(
+      Actor actor,
+      String service,
+      List<String> from,
+      List<String> to,
+      List<Integer> steps,
+      String reason,
+      String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          String name = serviceName(service);
+          ServiceConfig cfg = serviceConfig(name);
+          Set<String> pools = poolNames(cfg);
+          checkPools("from", from, pools, name);
+          checkPools("to", to, pools, name);
+          for (int i = 0; i < to.size(); i++) {
+            if (from.contains(to.get(i))) {
+              throw CommandRejectedException.invalid(
+                  "to[" + i + "]", "pool '" + to.get(i) + "' is also in from");
+            }
+          }
+          List<Integer> st = steps == null || steps.isEmpty() ? cfg.traffic().steps() : steps;
+          checkSteps(st);
+          ServiceControl sc = cs.service(name);
+          if (sc.ramp() != null || sc.drill() != null) {
+            throw CommandRejectedException.conflict(
+                name
+                    + " already has a "
+                    + (sc.ramp() != null ? "ramp" : "drill")
+                    + " in progress; roll back or abort it first");
+          }
+          long id = cs.counter() + 1;
+          TrafficConfig tc = cfg.traffic();
+          // Moving back what a settled shift moved ramps that shift down instead of stacking a
+          // second one against it.
+          Shift reverse = null;
+          for (Shift s : sc.shifts()) {
+            if (Set.copyOf(s.from()).equals(Set.copyOf(to))
+                && Set.copyOf(s.to()).equals(Set.copyOf(from))) {
+              reverse = s;
+            }
+          }
+          SwitchRecord rec =
+              Switches.start(
+                  "sw-" + id, name, "maintenance", from, to, now, recordDetails(tc, Map.of()));
+          Ramp r;
+          ServiceControl base = sc.withPending(null);
+          if (reverse != null) {
+            Shift rs = reverse;
+            base = base.withShifts(sc.shifts().stream().filter(s -> s != rs).toList());
+            r =
+                new Ramp(
+                    "ramp-" + id,
+                    "move",
+                    "maintenance",
+                    reverse,
+                    null,
+                    null,
+                    reverse.percent(),
+                    0,
+                    st,
+                    -1,
+                    -1,
+                    now,
+                    tc.window().toMillis(),
+                    Ramp.RUNNING,
+                    false,
+                    rec);
+          } else {
+            r =
+                new Ramp(
+                    "ramp-" + id,
+                    "move",
+                    "maintenance",
+                    new Shift("move-" + id, from, to, 0),
+                    null,
+                    null,
+                    0,
+                    100,
+                    st,
+                    -1,
+                    -1,
+                    now,
+                    tc.window().toMillis(),
+                    Ramp.RUNNING,
+                    false,
+                    rec);
+          }
+          return startRamp(
+              cs.withCounter(id),
+              name,
+              cfg,
+              base,
+              r,
+              now,
+              "move-start",
+              Map.of("from", from, "to", to, "steps", st));
+        });
+  }
+
+  @Override
+  public CommandResult abortMove(Actor actor, String service, String reason, String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          String name = serviceName(service);
+          ServiceConfig cfg = serviceConfig(name);
+          ServiceControl sc = cs.service(name);
+          if (sc.ramp() == null) {
+            throw CommandRejectedException.conflict(name + " has no ramp in progress");
+          }
+          Ramp r = sc.ramp();
+          SwitchRecord rec =
+              Switches.step(r.record(), "aborted", percentOf(r, r.index()), now, null);
+          rec = Switches.finish(rec, "aborted", now, Map.of());
+          ServiceControl next = settle(sc, r).withPending(null);
+          next =
+              endShift(next.markStable(cs.revision() + 1), cfg, now)
+                  .withCooldownUntil(now + cfg.traffic().cooldown().toMillis());
+          return new Outcome(
+              cs.withService(name, next),
+              "move-abort",
+              name,
+              "ramp aborted at " + percentOf(r, r.index()) + "%",
+              Map.of("ramp", r.id()),
+              List.of(rec));
+        });
+  }
+
+  @Override
+  public CommandResult rollback(Actor actor, String service, String reason, String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          List<String> names;
+          if (service == null) {
+            names = new ArrayList<>(PlanProjection.services(store.current().config()).keySet());
+          } else {
+            names = List.of(serviceName(service));
+            serviceConfig(names.get(0));
+          }
+          ControlState next = cs;
+          List<SwitchRecord> finished = new ArrayList<>();
+          List<String> touched = new ArrayList<>();
+          for (String name : names) {
+            ServiceConfig cfg = serviceConfig(name);
+            ServiceControl sc = cs.service(name);
+            boolean atStable =
+                !sc.shifting()
+                    && sc.pending() == null
+                    && sc.weights().equals(sc.stableWeights())
+                    && sc.shifts().equals(sc.stableShifts());
+            if (atStable) {
+              continue;
+            }
+            touched.add(name);
+            for (SwitchRecord r : activeRecords(sc)) {
+              finished.add(
+                  Switches.finish(
+                      Switches.step(r, "rolled-back", 0, now, null),
+                      "rolled-back",
+                      now,
+                      Map.of("rollbackBy", "operator")));
+            }
+            ServiceControl restored = sc.restoreStable();
+            restored = beginShift(restored, now);
+            restored =
+                endShift(restored, cfg, now)
+                    .withCooldownUntil(now + cfg.traffic().cooldown().toMillis());
+            next = next.withService(name, restored);
+          }
+          if (touched.isEmpty()) {
+            return new Outcome(
+                cs, "rollback", service, "already at the last stable plan", Map.of());
+          }
+          return new Outcome(
+              next,
+              "rollback",
+              service,
+              "rolled back " + touched,
+              Map.of("services", touched),
+              finished);
+        });
+  }
+
+  @Override
+  public CommandResult freeze(
+      Actor actor, String service, boolean frozen, String reason, String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          String action = frozen ? "freeze" : "unfreeze";
+          if (service == null) {
+            if (cs.frozen() == frozen) {
+              return new Outcome(
+                  cs, action, null, "already " + (frozen ? "frozen" : "unfrozen"), Map.of());
+            }
+            return new Outcome(
+                cs.withFrozen(frozen), action, null, "global " + action, Map.of("scope", "global"));
+          }
+          String name = serviceName(service);
+          serviceConfig(name);
+          ServiceControl sc = cs.service(name);
+          if (sc.frozen() == frozen) {
+            return new Outcome(
+                cs, action, name, "already " + (frozen ? "frozen" : "unfrozen"), Map.of());
+          }
+          return new Outcome(
+              cs.withService(name, sc.withFrozen(frozen)),
+              action,
+              name,
+              name + " " + action,
+              Map.of("scope", "service"));
+        });
+  }
+
+  @Override
+  public CommandResult confirm(
+      Actor actor, String service, boolean accept, String reason, String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          String name = serviceName(service);
+          ServiceConfig cfg = serviceConfig(name);
+          ServiceControl sc = cs.service(name);
+          boolean paused = sc.ramp() != null && Ramp.PAUSED.equals(sc.ramp().state());
+          if (sc.pending() == null && !paused) {
+            throw CommandRejectedException.conflict(name + " has nothing waiting for confirmation");
+          }
+          return accept
+              ? acceptPending(cs, name, cfg, now)
+              : rejectPending(cs, name, cfg, now, "rejected by operator");
+        });
+  }
+
+  @Override
+  public CommandResult startDrill(
+      Actor actor,
+      String service,
+      List<String> to,
+      double percent,
+      long seconds,
+      String reason,
+      String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          String name = serviceName(service);
+          ServiceConfig cfg = serviceConfig(name);
+          Set<String> pools = poolNames(cfg);
+          checkPools("to", to, pools, name);
+          double pct = percent == 0 ? 5 : percent;
+          if (Double.isNaN(pct) || pct <= 0 || pct > 50) {
+            throw CommandRejectedException.invalid(
+                "percent", "must be above 0 and at most 50, was " + percent);
+          }
+          if (seconds < 1 || seconds > 86_400) {
+            throw CommandRejectedException.invalid("seconds", "must be 1..86400, was " + seconds);
+          }
+          List<String> from = new ArrayList<>(pools);
+          from.removeAll(to);
+          if (from.isEmpty()) {
+            throw CommandRejectedException.invalid(
+                "to", "a drill needs at least one pool of " + name + " left outside 'to'");
+          }
+          ServiceControl sc = cs.service(name);
+          if (sc.ramp() != null || sc.drill() != null) {
+            throw CommandRejectedException.conflict(
+                name + " already has a " + (sc.ramp() != null ? "ramp" : "drill") + " in progress");
+          }
+          long id = cs.counter() + 1;
+          SwitchRecord rec =
+              Switches.start(
+                  "sw-" + id,
+                  name,
+                  "drill",
+                  from,
+                  to,
+                  now,
+                  recordDetails(cfg.traffic(), Map.of("timeBoxSeconds", seconds)));
+          rec = Switches.step(rec, "step", pct, now, null);
+          Drill d =
+              new Drill(
+                  "drill-" + id,
+                  new Shift("drill-" + id, from, to, pct),
+                  now,
+                  now + seconds * 1000,
+                  rec);
+          ServiceControl next = beginShift(sc.withDrill(d), now);
+          return new Outcome(
+              cs.withCounter(id).withService(name, next),
+              "drill-start",
+              name,
+              "drill of " + pct + "% to " + to + " for " + seconds + " s",
+              Map.of("to", to, "percent", pct, "seconds", seconds));
+        });
+  }
+
+  @Override
+  public CommandResult stopDrill(Actor actor, String service, String reason, String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          String name = serviceName(service);
+          ServiceConfig cfg = serviceConfig(name);
+          if (cs.service(name).drill() == null) {
+            throw CommandRejectedException.conflict(name + " has no drill in progress");
+          }
+          return endDrill(cs, name, cfg, now, "stopped", null);
+        });
+  }
+
+  @Override
+  public CommandResult drain(
+      Actor actor, String target, boolean drained, String reason, String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          if (target == null || target.isBlank()) {
+            throw CommandRejectedException.invalid(
+                "target", "is required: a pool name or pool/endpoint");
+          }
+          SluiceConfig config = store.current().config();
+          int slash = target.indexOf('/');
+          String pool = slash < 0 ? target : target.substring(0, slash);
+          PoolConfig pc = config.pools().get(pool);
+          if (pc == null) {
+            throw CommandRejectedException.invalid(
+                "target", "unknown pool '" + pool + "' (pools: " + config.pools().keySet() + ")");
+          }
+          if (slash >= 0
+              && pc.endpoints().stream()
+                  .noneMatch(e -> PoolConfig.endpointKey(pool, e).equals(target))) {
+            throw CommandRejectedException.invalid(
+                "target",
+                "pool '" + pool + "' has no endpoint '" + target.substring(slash + 1) + "'");
+          }
+          Set<String> set = new HashSet<>(cs.drained());
+          String action = drained ? "drain" : "undrain";
+          if (!(drained ? set.add(target) : set.remove(target))) {
+            return new Outcome(
+                cs,
+                action,
+                null,
+                target + " already " + (drained ? "drained" : "undrained"),
+                Map.of());
+          }
+          return new Outcome(
+              cs.withDrained(set), action, null, action + " " + target, Map.of("target", target));
+        });
+  }
+
+  // ---------------------------------------------------------------- queries
+
+  @Override
+  public List<ServiceStatus> status() {
+    ControlState cs = state;
+    Snapshot snap = store.current();
+    List<ServiceStatus> out = new ArrayList<>();
+    for (Map.Entry<String, ServiceConfig> e : PlanProjection.services(snap.config()).entrySet()) {
+      ServiceConfig cfg = e.getValue();
+      ServiceControl sc = cs.service(e.getKey());
+      ServicePlan plan = PlanProjection.plan(sc, cfg);
+      out.add(
+          new ServiceStatus(
+              e.getKey(),
+              cfg.traffic().mode(),
+              sc.frozen(),
+              cs.frozen(),
+              PlanProjection.shares(plan, cfg, cs.drained()),
+              rampStatus(sc.ramp()),
+              drillStatus(sc.drill()),
+              pendingStatus(sc.pending()),
+              PlanProjection.servedTtl(plan, cfg),
+              sc.stableRevision()));
+    }
+    return out;
+  }
+
+  @Override
+  public List<AuditEvent> audit(AuditQuery query) {
+    return audit.query(query);
+  }
+
+  @Override
+  public List<SwitchRecord> switches(String service) {
+    Map<String, SwitchRecord> all = new LinkedHashMap<>(switchLog.byId());
+    for (Map.Entry<String, ServiceControl> e : state.services().entrySet()) {
+      for (SwitchRecord r : activeRecords(e.getValue())) {
+        all.remove(r.id());
+        all.put(r.id(), r);
+      }
+    }
+    List<SwitchRecord> out = new ArrayList<>();
+    for (SwitchRecord r : all.values()) {
+      if (service == null || r.service().equals(serviceNameOrRaw(service))) {
+        out.add(r);
+      }
+    }
+    out.sort((a, b) -> Long.compare(b.startedMillis(), a.startedMillis()));
+    return out;
+  }
+
+  @Override
+  public Optional<SwitchRecord> switchRecord(String id) {
+    return switches(null).stream().filter(r -> r.id().equals(id)).findFirst();
+  }
+
+  // ---------------------------------------------------------------- the controller's own steps
+
+  /**
+   * One controller step over every service: drill time boxes and gates, confirmation timeouts, ramp
+   * gates and windows, TTL restore, and failover/failback detection from the health verdicts. Gates
+   * (which may call an external metric over HTTP) are evaluated before the writer lock is taken, so
+   * a slow metric never delays an operator's rollback.
+   */
+  public void tick() {
+    Snapshot snap = store.current();
+    ControlState cs = state;
+    Map<String, ServiceConfig> services = PlanProjection.services(snap.config());
+    Map<String, GateResult> results = new HashMap<>();
+    for (Map.Entry<String, ServiceConfig> e : services.entrySet()) {
+      ServiceControl sc = cs.service(e.getKey());
+      if (sc.ramp() != null && !Ramp.PAUSED.equals(sc.ramp().state())) {
+        results.put(
+            sc.ramp().id(),
+            gates.evaluate(
+                snap.config(), snap.health(), sc.ramp().targets(), e.getValue().traffic().gates()));
+      }
+      if (sc.drill() != null) {
+        results.put(
+            sc.drill().id(),
+            gates.evaluate(
+                snap.config(),
+                snap.health(),
+                sc.drill().shift().to(),
+                e.getValue().traffic().gates()));
+      }
+    }
+    synchronized (lock) {
+      long now = ticker.currentTimeMillis();
+      HealthView health = store.current().health();
+      for (Map.Entry<String, ServiceConfig> e : services.entrySet()) {
+        String name = e.getKey();
+        ServiceConfig cfg = e.getValue();
+        controllerStep(drillStep(name, cfg, results, now));
+        controllerStep(pendingTimeout(name, cfg, now));
+        controllerStep(rampStep(name, cfg, results, now));
+        controllerStep(ttlRestore(name, cfg, now));
+        controllerStep(detect(name, cfg, health, snap.config(), now));
+      }
+    }
+  }
+
+  private Outcome drillStep(
+      String name, ServiceConfig cfg, Map<String, GateResult> results, long now) {
+    ControlState cs = state;
+    Drill d = cs.service(name).drill();
+    if (d == null) {
+      return null;
+    }
+    GateResult g = results.get(d.id());
+    if (g != null && !g.passed()) {
+      return endDrill(cs, name, cfg, now, "failed", g);
+    }
+    if (now >= d.endsMillis()) {
+      return endDrill(cs, name, cfg, now, "passed", g);
+    }
+    return null;
+  }
+
+  private Outcome pendingTimeout(String name, ServiceConfig cfg, long now) {
+    ControlState cs = state;
+    ServiceControl sc = cs.service(name);
+    Pending p = sc.pending();
+    if (p == null || now < p.expiresMillis()) {
+      return null;
+    }
+    if ("proceed".equals(cfg.traffic().onConfirmTimeout())) {
+      if (cs.frozen() || sc.frozen()) {
+        return null;
+      }
+      Outcome o = acceptPending(cs, name, cfg, now);
+      return o.withAction("confirm-timeout-proceed");
+    }
+    return rejectPending(
+            cs, name, cfg, now, "no confirmation within " + cfg.traffic().confirmTimeout())
+        .withAction("confirm-timeout-reject");
+  }
+
+  private Outcome rampStep(
+      String name, ServiceConfig cfg, Map<String, GateResult> results, long now) {
+    ControlState cs = state;
+    ServiceControl sc = cs.service(name);
+    Ramp r = sc.ramp();
+    if (r == null || Ramp.PAUSED.equals(r.state())) {
+      return null;
+    }
+    GateResult g = results.get(r.id());
+    if (g == null) {
+      return null; // started after this tick's gates were measured
+    }
+    if (!g.passed()) {
+      int back = r.lastGood();
+      Ramp paused = r.at(back, now).withState(Ramp.PAUSED);
+      paused =
+          paused.withRecord(
+              Switches.step(r.record(), "gate-failed", percentOf(r, back), now, g.measured()));
+      metrics.rampStep(name, percentOf(r, back));
+      Map<String, Object> d = new LinkedHashMap<>();
+      d.put("ramp", r.id());
+      d.put("failure", g.failure());
+      d.put("measured", g.measured());
+      d.put("fromPercent", percentOf(r, r.index()));
+      d.put("toPercent", percentOf(r, back));
+      return new Outcome(
+          cs.withService(name, sc.withRamp(paused).withPending(null)),
+          "gate-failed",
+          name,
+          g.failure(),
+          d);
+    }
+    if (!Ramp.RUNNING.equals(r.state()) || now - r.stepSinceMillis() < r.windowMillis()) {
+      return null;
+    }
+    Ramp good =
+        r.withLastGood(r.index())
+            .withRecord(
+                Switches.step(
+                    r.record(), "window-passed", percentOf(r, r.index()), now, g.measured()));
+    if (r.lastStep()) {
+      SwitchRecord rec = Switches.finish(good.record(), "completed", now, Map.of());
+      ServiceControl next = settle(sc, good).withPending(null);
+      next =
+          endShift(next.markStable(cs.revision() + 1), cfg, now)
+              .withCooldownUntil(now + cfg.traffic().cooldown().toMillis());
+      return new Outcome(
+          cs.withService(name, next),
+          "ramp-complete",
+          name,
+          r.kind() + " ramp complete",
+          Map.of("ramp", r.id(), "gates", g.measured()),
+          List.of(rec));
+    }
+    if (cs.frozen() || sc.frozen()) {
+      if (r.lastGood() == r.index()) {
+        return null;
+      }
+      return new Outcome(
+          cs.withService(name, sc.withRamp(good)),
+          "ramp-held",
+          name,
+          "window passed; frozen, not advancing",
+          Map.of("ramp", r.id(), "gates", g.measured()));
+    }
+    if (r.confirmEachStep()) {
+      Ramp waiting = good.withState(Ramp.AWAITING_CONFIRM);
+      double nextPct = percentOf(r, r.index() + 1);
+      Pending p =
+          new Pending(
+              "step",
+              "advance " + r.kind() + " to " + nextPct + "%",
+              now,
+              now + cfg.traffic().confirmTimeout().toMillis(),
+              null);
+      return new Outcome(
+          cs.withService(name, sc.withRamp(waiting).withPending(p)),
+          "step-proposed",
+          name,
+          p.summary(),
+          Map.of("ramp", r.id(), "gates", g.measured()));
+    }
+    return advance(cs, name, sc, good, now, "ramp-step", g.measured());
+  }
+
+  private Outcome ttlRestore(String name, ServiceConfig cfg, long now) {
+    ControlState cs = state;
+    ServiceControl sc = cs.service(name);
+    if (sc.shifting() || sc.shortTtlUntil() == null || now < sc.shortTtlUntil()) {
+      return null;
+    }
+    return new Outcome(
+        cs.withService(name, sc.withShortTtl(null, null)),
+        "ttl-restored",
+        name,
+        "serving the configured TTL " + cfg.ttl() + " s again",
+        Map.of("ttl", cfg.ttl()));
+  }
+
+  private Outcome detect(
+      String name, ServiceConfig cfg, HealthView health, SluiceConfig config, long now) {
+    ControlState cs = state;
+    ServiceControl sc = cs.service(name);
+    TrafficConfig tc = cfg.traffic();
+    if (sc.ramp() != null
+        || sc.drill() != null
+        || sc.pending() != null
+        || cs.frozen()
+        || sc.frozen()
+        || now < sc.cooldownUntilMillis()) {
+      return null;
+    }
+    List<String> pools = new ArrayList<>(poolNames(cfg));
+    Set<String> movedAway = new HashSet<>();
+    for (Shift s : sc.shifts()) {
+      if (s.percent() > 0) {
+        movedAway.addAll(s.from());
+      }
+    }
+    List<String> down = new ArrayList<>();
+    Map<String, Object> evidence = new LinkedHashMap<>();
+    for (String p : pools) {
+      if (poolDown(config, health, p, evidence)) {
+        down.add(p);
+      }
+    }
+    List<String> newlyDown = new ArrayList<>(down);
+    newlyDown.removeAll(movedAway);
+    long id = cs.counter() + 1;
+    if (!newlyDown.isEmpty()) {
+      List<String> to = new ArrayList<>(pools);
+      to.removeAll(down);
+      to.removeAll(movedAway);
+      to.removeIf(cs.drained()::contains);
+      String notice = "failover:" + newlyDown + "->" + to;
+      if (to.isEmpty() || "manual".equals(tc.mode())) {
+        if (notice.equals(sc.notice())) {
+          return null;
+        }
+        String why = to.isEmpty() ? "no usable pool to fail over to" : "mode is manual";
+        return new Outcome(
+            cs.withService(name, sc.withNotice(notice)),
+            "failover-needed",
+            name,
+            newlyDown + " down; " + why,
+            Map.of("down", newlyDown, "verdicts", evidence));
+      }
+      SwitchRecord rec =
+          Switches.start(
+              "sw-" + id,
+              name,
+              "failover",
+              newlyDown,
+              to,
+              now,
+              recordDetails(tc, Map.of("verdicts", evidence)));
+      boolean confirm = "auto-with-confirm".equals(tc.mode());
+      Ramp r =
+          new Ramp(
+              "ramp-" + id,
+              "failover",
+              "failover",
+              new Shift("failover-" + id, newlyDown, to, 0),
+              null,
+              null,
+              0,
+              100,
+              tc.steps(),
+              -1,
+              -1,
+              now,
+              tc.window().toMillis(),
+              Ramp.RUNNING,
+              confirm,
+              rec);
+      ControlState base = cs.withCounter(id);
+      ServiceControl s2 = sc.withNotice(notice);
+      if (confirm) {
+        Pending p =
+            new Pending(
+                "start",
+                "fail over " + newlyDown + " to " + to,
+                now,
+                now + tc.confirmTimeout().toMillis(),
+                r);
+        return new Outcome(
+            base.withService(name, s2.withPending(p)),
+            "failover-proposed",
+            name,
+            p.summary(),
+            Map.of("down", newlyDown, "to", to, "verdicts", evidence));
+      }
+      return startRamp(
+          base,
+          name,
+          cfg,
+          s2,
+          r,
+          now,
+          "failover-start",
+          Map.of("down", newlyDown, "to", to, "verdicts", evidence));
+    }
+    for (Shift s : sc.shifts()) {
+      if (!s.id().startsWith("failover-") || s.percent() == 0) {
+        continue;
+      }
+      Map<String, Object> upEvidence = new LinkedHashMap<>();
+      if (!s.from().stream().allMatch(p -> poolRecovered(config, health, p, upEvidence))) {
+        continue;
+      }
+      String notice = "failback:" + s.id();
+      if ("manual".equals(tc.mode())) {
+        if (notice.equals(sc.notice())) {
+          return null;
+        }
+        return new Outcome(
+            cs.withService(name, sc.withNotice(notice)),
+            "failback-possible",
+            name,
+            s.from() + " recovered; mode is manual",
+            Map.of("shift", s.id(), "verdicts", upEvidence));
+      }
+      SwitchRecord rec =
+          Switches.start(
+              "sw-" + id,
+              name,
+              "failback",
+              s.to(),
+              s.from(),
+              now,
+              recordDetails(tc, Map.of("verdicts", upEvidence)));
+      boolean confirmSteps = "auto-with-confirm".equals(tc.mode());
+      Ramp r =
+          new Ramp(
+              "ramp-" + id,
+              "failback",
+              "failback",
+              s,
+              null,
+              null,
+              s.percent(),
+              0,
+              tc.steps(),
+              -1,
+              -1,
+              now,
+              tc.window().toMillis(),
+              Ramp.RUNNING,
+              confirmSteps,
+              rec);
+      ControlState base = cs.withCounter(id);
+      ServiceControl s2 = sc.withNotice(notice);
+      if (!tc.autoFailback() || confirmSteps) {
+        Pending p =
+            new Pending(
+                "failback",
+                "fail back to " + s.from(),
+                now,
+                now + tc.confirmTimeout().toMillis(),
+                r);
+        return new Outcome(
+            base.withService(name, s2.withPending(p)),
+            "failback-proposed",
+            name,
+            p.summary(),
+            Map.of("shift", s.id(), "verdicts", upEvidence));
+      }
+      ServiceControl without = s2.withShifts(sc.shifts().stream().filter(x -> x != s).toList());
+      return startRamp(
+          base,
+          name,
+          cfg,
+          without,
+          r,
+          now,
+          "failback-start",
+          Map.of("shift", s.id(), "verdicts", upEvidence));
+    }
+    return null;
+  }
+
+  // ---------------------------------------------------------------- transitions
+
+  private Outcome startRamp(
+      ControlState cs,
+      String name,
+      ServiceConfig cfg,
+      ServiceControl sc,
+      Ramp r,
+      long now,
+      String action,
+      Map<String, Object> details) {
+    Ramp first = r.at(0, now);
+    first = first.withRecord(Switches.step(r.record(), "step", percentOf(r, 0), now, null));
+    metrics.rampStep(name, percentOf(r, 0));
+    ServiceControl next = beginShift(sc.withRamp(first), now);
+    return new Outcome(
+        cs.withService(name, next),
+        action,
+        name,
+        r.kind() + " ramp started at " + percentOf(r, 0) + "%",
+        withRamp(details, r.id()));
+  }
+
+  private Outcome advance(
+      ControlState cs,
+      String name,
+      ServiceControl sc,
+      Ramp r,
+      long now,
+      String action,
+      Map<String, Object> gateValues) {
+    Ramp next = r.at(r.index() + 1, now).withState(Ramp.RUNNING);
+    next =
+        next.withRecord(Switches.step(r.record(), "step", percentOf(r, r.index() + 1), now, null));
+    metrics.rampStep(name, percentOf(r, r.index() + 1));
+    Map<String, Object> d = new LinkedHashMap<>();
+    d.put("ramp", r.id());
+    d.put("percent", percentOf(r, r.index() + 1));
+    if (gateValues != null) {
+      d.put("gates", gateValues);
+    }
+    return new Outcome(
+        cs.withService(name, sc.withRamp(next).withPending(null)),
+        action,
+        name,
+        r.kind() + " ramp at " + percentOf(r, r.index() + 1) + "%",
+        d);
+  }
+
+  private Outcome acceptPending(ControlState cs, String name, ServiceConfig cfg, long now) {
+    ServiceControl sc = cs.service(name);
+    Pending p = sc.pending();
+    if (p != null && p.proposal() != null) {
+      Ramp r = p.proposal().at(-1, now);
+      ServiceControl base = sc.withPending(null);
+      if ("failback".equals(p.kind())) {
+        base =
+            base.withShifts(
+                sc.shifts().stream().filter(s -> !s.id().equals(r.shift().id())).toList());
+      }
+      return startRamp(cs, name, cfg, base, r, now, "confirm", Map.of("accepted", p.summary()));
+    }
+    Ramp r = sc.ramp();
+    if (r.lastStep()) {
+      return new Outcome(
+          cs.withService(name, sc.withRamp(r.withState(Ramp.RUNNING)).withPending(null)),
+          "confirm",
+          name,
+          "ramp resumed",
+          Map.of("ramp", r.id()));
+    }
+    return advance(cs, name, sc, r, now, "confirm", null);
+  }
+
+  private Outcome rejectPending(
+      ControlState cs, String name, ServiceConfig cfg, long now, String why) {
+    ServiceControl sc = cs.service(name);
+    long cooldown = now + cfg.traffic().cooldown().toMillis();
+    Pending p = sc.pending();
+    if (p != null && p.proposal() != null) {
+      SwitchRecord rec =
+          Switches.finish(p.proposal().record(), "rejected", now, Map.of("why", why));
+      return new Outcome(
+          cs.withService(name, sc.withPending(null).withCooldownUntil(cooldown)),
+          "reject",
+          name,
+          "rejected: " + p.summary(),
+          Map.of("rejected", p.summary(), "why", why),
+          List.of(rec));
+    }
+    List<SwitchRecord> finished = new ArrayList<>();
+    for (SwitchRecord r : activeRecords(sc)) {
+      finished.add(
+          Switches.finish(
+              Switches.step(r, "rolled-back", 0, now, null),
+              "rolled-back",
+              now,
+              Map.of("why", why)));
+    }
+    ServiceControl restored = endShift(sc.restoreStable(), cfg, now).withCooldownUntil(cooldown);
+    return new Outcome(
+        cs.withService(name, restored),
+        "reject",
+        name,
+        "ramp rejected and rolled back: " + why,
+        Map.of("why", why),
+        finished);
+  }
+
+  private Outcome endDrill(
+      ControlState cs, String name, ServiceConfig cfg, long now, String result, GateResult g) {
+    ServiceControl sc = cs.service(name);
+    Drill d = sc.drill();
+    SwitchRecord rec =
+        Switches.step(
+            d.record(),
+            result.equals("failed") ? "gate-failed" : "restored",
+            0,
+            now,
+            g == null ? null : g.measured());
+    Map<String, Object> extra = new LinkedHashMap<>();
+    extra.put("result", result);
+    if (g != null && g.failure() != null) {
+      extra.put("failure", g.failure());
+    }
+    rec = Switches.finish(rec, "drill-" + result, now, extra);
+    ServiceControl next = endShift(sc.withDrill(null), cfg, now);
+    Map<String, Object> details = new LinkedHashMap<>(extra);
+    details.put("drill", d.id());
+    if (g != null) {
+      details.put("gates", g.measured());
+    }
+    return new Outcome(
+        cs.withService(name, next),
+        "drill-end",
+        name,
+        "drill " + result + ", traffic restored",
+        details,
+        List.of(rec));
+  }
+
+  /** Makes the ramp's current position the settled plan. */
+  private static ServiceControl settle(ServiceControl sc, Ramp r) {
+    ServiceControl next = sc.withRamp(null);
+    if (r.toWeights() != null) {
+      return next.withWeights(r.weightsAt(r.index()));
+    }
+    List<Shift> shifts = new ArrayList<>(sc.shifts());
+    shifts.removeIf(s -> s.id().equals(r.shift().id()));
+    Shift now = r.currentShift();
+    if (now.percent() > 0) {
+      shifts.add(now);
+    }
+    return next.withShifts(shifts);
+  }
+
+  /** Starts serving the short TTL (or keeps it), since a shift is starting. */
+  private static ServiceControl beginShift(ServiceControl sc, long now) {
+    return sc.withShortTtl(sc.shortTtlSince() == null ? now : sc.shortTtlSince(), null);
+  }
+
+  /**
+   * A shift ended: the short TTL stays until every answer handed out since the shift began has
+   * expired (short ones: {@code now + shiftTtl}; long ones from before the shift: {@code since +
+   * ttl}) plus the margin. Kept open while another ramp or drill still runs.
+   */
+  private static ServiceControl endShift(ServiceControl sc, ServiceConfig cfg, long now) {
+    if (sc.shifting()) {
+      return sc;
+    }
+    long since = sc.shortTtlSince() == null ? now : sc.shortTtlSince();
+    TrafficConfig tc = cfg.traffic();
+    long until =
+        Math.max(now + tc.shiftTtl() * 1000, since + cfg.ttl() * 1000) + tc.ttlMargin().toMillis();
+    return sc.withShortTtl(since, until);
+  }
+
+  // ---------------------------------------------------------------- applying changes
+
+  /** The next state a command or controller step produces, with what to audit. */
+  private record Outcome(
+      ControlState next,
+      String action,
+      String service,
+      String message,
+      Map<String, Object> details,
+      List<SwitchRecord> finished) {
+    Outcome(
+        ControlState next,
+        String action,
+        String service,
+        String message,
+        Map<String, Object> details) {
+      this(next, action, service, message, details, List.of());
+    }
+
+    Outcome withAction(String a) {
+      return new Outcome(next, a, service, message, details, finished);
+    }
+  }
+
+  /** A command body: validates against the current state and returns its outcome. */
+  private interface Command {
+    Outcome apply(ControlState current, long now) throws CommandRejectedException;
+  }
+
+  private CommandResult command(Actor actor, String reason, String requestId, Command c)
+      throws CommandRejectedException {
+    if (actor == null || actor.name() == null || actor.name().isBlank()) {
+      throw CommandRejectedException.invalid("actor", "is required");
+    }
+    if (requestId != null && (requestId.isBlank() || requestId.length() > 128)) {
+      throw CommandRejectedException.invalid("requestId", "must be 1..128 characters");
+    }
+    long started = System.nanoTime();
+    synchronized (lock) {
+      ControlState cs = state;
+      if (requestId != null) {
+        CommandResult first = cs.request(requestId);
+        if (first != null) {
+          return first;
+        }
+      }
+      Outcome o = c.apply(cs, ticker.currentTimeMillis());
+      if (o.next() == cs) {
+        return new CommandResult(store.current().version(), false, o.message());
+      }
+      return apply(actor, reason, requestId, o, started);
+    }
+  }
+
+  private void controllerStep(Outcome o) {
+    if (o != null && o.next() != state) {
+      apply(Actor.CONTROLLER, o.message(), null, o, System.nanoTime());
+    }
+  }
+
+  /**
+   * Publishes, persists and audits one change. The snapshot is published first so that answers
+   * change at once (a rollback is not delayed by the fsync); the command is acknowledged only after
+   * the journal record is durable, and a failed write restores the previous snapshot.
+   */
+  private CommandResult apply(
+      Actor actor, String reason, String requestId, Outcome o, long startedNanos) {
+    ControlState prev = state;
+    long before = store.current().version();
+    ControlState next = o.next().nextRevision();
+    Snapshot after = publish(next);
+    long effectiveNanos = System.nanoTime() - startedNanos;
+    CommandResult result = new CommandResult(after.version(), true, o.message());
+    if (requestId != null) {
+      next = next.withRequest(requestId, result);
+    }
+    try {
+      for (SwitchRecord r : o.finished()) {
+        SwitchRecord done = r;
+        if ("rolled-back".equals(r.outcome())) {
+          done =
+              Switches.finish(
+                  r,
+                  r.outcome(),
+                  r.endedMillis(),
+                  rollbackTiming(r, effectiveNanos, store.current().config()));
+        }
+        switchLog.append(done);
+      }
+      log.commit(json.writeValueAsBytes(next));
+    } catch (IOException e) {
+      publish(prev);
+      throw new UncheckedIOException("cannot persist the traffic state", e);
+    }
+    state = next;
+    if ("rollback".equals(o.action()) || "reject".equals(o.action())) {
+      metrics.rollback(o.service() == null ? "*" : o.service(), effectiveNanos);
+    }
+    Map<String, Object> details = new LinkedHashMap<>(o.details());
+    details.put("revision", next.revision());
+    audit.append(
+        actor,
+        o.action(),
+        o.service(),
+        reason == null ? o.message() : reason,
+        before,
+        after.version(),
+        details);
+    reportTtls(next);
+    return result;
+  }
+
+  private Map<String, Object> rollbackTiming(SwitchRecord r, long nanos, SluiceConfig config) {
+    Map<String, Object> d = new LinkedHashMap<>();
+    d.put("rollbackMillis", nanos / 1_000_000.0);
+    ServiceConfig cfg = PlanProjection.services(config).get(r.service());
+    if (cfg != null) {
+      // Resolvers may hold answers from the shift for at most the short TTL.
+      d.put("sharesRestoredByMillis", r.endedMillis() + cfg.traffic().shiftTtl() * 1000);
+    }
+    return d;
+  }
+
+  private Snapshot publish(ControlState cs) {
+    return store.update(s -> s.withTraffic(PlanProjection.project(cs, s.config())));
+  }
+
+  private void reportTtls(ControlState cs) {
+    for (Map.Entry<String, ServiceConfig> e :
+        PlanProjection.services(store.current().config()).entrySet()) {
+      metrics.servedTtl(
+          e.getKey(),
+          PlanProjection.servedTtl(
+              PlanProjection.plan(cs.service(e.getKey()), e.getValue()), e.getValue()));
+    }
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private String serviceName(String service) throws CommandRejectedException {
+    if (service == null || service.isBlank()) {
+      throw CommandRejectedException.invalid("service", "is required");
+    }
+    return serviceNameOrRaw(service);
+  }
+
+  private static String serviceNameOrRaw(String service) {
+    String s = DomainNames.canonical(service);
+    return s.endsWith(".") ? s : s + ".";
+  }
+
+  private ServiceConfig serviceConfig(String name) throws CommandRejectedException {
+    Map<String, ServiceConfig> all = PlanProjection.services(store.current().config());
+    ServiceConfig cfg = all.get(name);
+    if (cfg == null) {
+      throw CommandRejectedException.invalid(
+          "service", "unknown service '" + name + "' (services: " + all.keySet() + ")");
+    }
+    return cfg;
+  }
+
+  private static Set<String> poolNames(ServiceConfig cfg) {
+    Set<String> out = new LinkedHashSet<>();
+    for (ServicePoolConfig sp : cfg.pools()) {
+      out.add(sp.pool());
+    }
+    return out;
+  }
+
+  private static Map<String, Integer> effectiveWeights(ServiceControl sc, ServiceConfig cfg) {
+    Map<String, Integer> out = new LinkedHashMap<>();
+    for (ServicePoolConfig sp : cfg.pools()) {
+      out.put(sp.pool(), sc.weights().getOrDefault(sp.pool(), sp.weight()));
+    }
+    return out;
+  }
+
+  private static void checkPools(
+      String field, List<String> pools, Set<String> known, String service)
+      throws CommandRejectedException {
+    if (pools == null || pools.isEmpty()) {
+      throw CommandRejectedException.invalid(field, "at least one pool is required");
+    }
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < pools.size(); i++) {
+      String p = pools.get(i);
+      if (p == null || !known.contains(p)) {
+        throw CommandRejectedException.invalid(
+            field + "[" + i + "]",
+            "'" + p + "' is not a pool of " + service + " (pools: " + known + ")");
+      }
+      if (!seen.add(p)) {
+        throw CommandRejectedException.invalid(
+            field + "[" + i + "]", "pool '" + p + "' is listed twice");
+      }
+    }
+  }
+
+  private static void checkSteps(List<Integer> steps) throws CommandRejectedException {
+    int prev = 0;
+    for (int i = 0; i < steps.size(); i++) {
+      Integer s = steps.get(i);
+      if (s == null || s <= prev || s > 100) {
+        throw CommandRejectedException.invalid(
+            "steps[" + i + "]", "steps must rise strictly within 1..100, was " + s);
+      }
+      prev = s;
+    }
+    if (prev != 100) {
+      throw CommandRejectedException.invalid("steps", "the last step must be 100");
+    }
+  }
+
+  private static boolean poolDown(
+      SluiceConfig config, HealthView health, String pool, Map<String, Object> evidence) {
+    PoolConfig pc = config.pools().get(pool);
+    if (pc == null || pc.endpoints().isEmpty()) {
+      return false;
+    }
+    for (EndpointConfig e : pc.endpoints()) {
+      EndpointHealth h = health.get(PoolConfig.endpointKey(pool, e));
+      if (h.verdict() != Verdict.DOWN) {
+        return false;
+      }
+    }
+    for (EndpointConfig e : pc.endpoints()) {
+      String key = PoolConfig.endpointKey(pool, e);
+      EndpointHealth h = health.get(key);
+      evidence.put(key, h.verdict() + " since " + h.sinceMillis() + ": " + h.reason());
+    }
+    return true;
+  }
+
+  private static boolean poolRecovered(
+      SluiceConfig config, HealthView health, String pool, Map<String, Object> evidence) {
+    PoolConfig pc = config.pools().get(pool);
+    if (pc == null) {
+      return false;
+    }
+    boolean anyUp = false;
+    for (EndpointConfig e : pc.endpoints()) {
+      String key = PoolConfig.endpointKey(pool, e);
+      EndpointHealth h = health.get(key);
+      if (h.verdict() == Verdict.DOWN) {
+        return false;
+      }
+      anyUp |= h.verdict() == Verdict.UP;
+      evidence.put(key, h.verdict() + " since " + h.sinceMillis());
+    }
+    return anyUp;
+  }
+
+  private static double percentOf(Ramp r, int index) {
+    return r.shift() != null ? r.shiftPercent(index) : r.progress(index);
+  }
+
+  private static List<SwitchRecord> activeRecords(ServiceControl sc) {
+    List<SwitchRecord> out = new ArrayList<>();
+    if (sc.ramp() != null) {
+      out.add(sc.ramp().record());
+    }
+    if (sc.drill() != null) {
+      out.add(sc.drill().record());
+    }
+    return out;
+  }
+
+  private static Map<String, Object> recordDetails(TrafficConfig tc, Map<String, Object> extra) {
+    Map<String, Object> d = new LinkedHashMap<>(extra);
+    d.put("mode", tc.mode());
+    d.put("steps", tc.steps());
+    d.put("windowMillis", tc.window().toMillis());
+    Map<String, Object> g = new LinkedHashMap<>();
+    g.put("requireUp", tc.gates().requireUp());
+    g.put("maxErrorRate", tc.gates().maxErrorRate());
+    if (tc.gates().maxP99Millis() != null) {
+      g.put("maxP99Millis", tc.gates().maxP99Millis());
+    }
+    if (tc.gates().external() != null) {
+      g.put("externalQuery", tc.gates().external().query());
+      g.put("externalMax", tc.gates().external().max());
+    }
+    d.put("gates", g);
+    return d;
+  }
+
+  private static Map<String, Object> withRamp(Map<String, Object> d, String id) {
+    Map<String, Object> out = new LinkedHashMap<>(d);
+    out.put("ramp", id);
+    return out;
+  }
+
+  private static Map<String, Object> rampStatus(Ramp r) {
+    if (r == null) {
+      return null;
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", r.id());
+    m.put("kind", r.kind());
+    m.put("trigger", r.trigger());
+    m.put("state", r.state());
+    if (r.shift() != null) {
+      m.put("from", r.shift().from());
+      m.put("to", r.shift().to());
+    } else {
+      m.put("fromWeights", r.fromWeights());
+      m.put("toWeights", r.toWeights());
+    }
+    m.put("steps", r.steps());
+    m.put("step", r.index());
+    m.put("percent", percentOf(r, r.index()));
+    m.put("lastGoodPercent", percentOf(r, r.lastGood()));
+    m.put("stepSinceMillis", r.stepSinceMillis());
+    m.put("windowMillis", r.windowMillis());
+    m.put("switchId", r.record().id());
+    return m;
+  }
+
+  private static Map<String, Object> drillStatus(Drill d) {
+    if (d == null) {
+      return null;
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", d.id());
+    m.put("to", d.shift().to());
+    m.put("percent", d.shift().percent());
+    m.put("startedMillis", d.startedMillis());
+    m.put("endsMillis", d.endsMillis());
+    return m;
+  }
+
+  private static Map<String, Object> pendingStatus(Pending p) {
+    if (p == null) {
+      return null;
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("kind", p.kind());
+    m.put("summary", p.summary());
+    m.put("sinceMillis", p.sinceMillis());
+    m.put("expiresMillis", p.expiresMillis());
+    return m;
+  }
+}
