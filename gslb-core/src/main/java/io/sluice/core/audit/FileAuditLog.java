@@ -11,14 +11,12 @@ import io.sluice.core.spi.Ticker;
 import io.sluice.core.store.Directories;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -39,7 +37,8 @@ public final class FileAuditLog implements AuditSink, Closeable {
   private final Ticker ticker;
   private final long maxBytes;
   private final int maxFiles;
-  private FileChannel channel;
+  // Plain file I/O: an interrupted caller would close an NIO channel for every later append.
+  private RandomAccessFile channel;
   private long size;
   private long seq;
   private long firstSeqInCurrent;
@@ -84,10 +83,8 @@ public final class FileAuditLog implements AuditSink, Closeable {
 
   private void openCurrent() throws IOException {
     Path file = dir.resolve(CURRENT);
-    channel =
-        FileChannel.open(
-            file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-    long length = channel.size();
+    channel = new RandomAccessFile(file.toFile(), "rw");
+    long length = channel.length();
     // Keep whole lines only: a crash can leave a partial last line without its newline.
     long keep = length;
     if (length > 0) {
@@ -101,8 +98,8 @@ public final class FileAuditLog implements AuditSink, Closeable {
       }
     }
     if (keep < length) {
-      channel.truncate(keep);
-      channel.force(true);
+      channel.setLength(keep);
+      channel.getFD().sync();
     }
     size = keep;
   }
@@ -138,13 +135,10 @@ public final class FileAuditLog implements AuditSink, Closeable {
       if (size > 0 && size + line.length > maxBytes) {
         rotate();
       }
-      ByteBuffer b = ByteBuffer.wrap(line);
-      long at = size;
-      while (b.hasRemaining()) {
-        at += channel.write(b, at);
-      }
-      channel.force(false);
-      size = at;
+      channel.seek(size);
+      channel.write(line);
+      channel.getFD().sync();
+      size += line.length;
     } catch (IOException ex) {
       throw new UncheckedIOException("cannot write the audit log in " + dir, ex);
     }
@@ -162,7 +156,6 @@ public final class FileAuditLog implements AuditSink, Closeable {
       Files.deleteIfExists(rotated.get(i));
     }
     openCurrent();
-    channel.force(true);
     Directories.fsync(dir);
   }
 

@@ -92,9 +92,15 @@ public final class FileDurableLog implements DurableLog {
     journal.append(record);
     seq = next;
     if (++sinceCompaction >= compactEvery) {
-      snapshot.write(record);
-      journal.reset();
-      sinceCompaction = 0;
+      try {
+        snapshot.write(record);
+        journal.reset();
+        sinceCompaction = 0;
+      } catch (IOException e) {
+        // The record is already durable in the journal; compaction is retried on the next commit.
+        System.getLogger(FileDurableLog.class.getName())
+            .log(System.Logger.Level.WARNING, "state compaction failed, will retry", e);
+      }
     }
   }
 

@@ -1,36 +1,34 @@
 package io.sluice.core.store;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * An append-only file of framed records, each forced to disk before {@link #append} returns. On
- * open, the intact prefix is kept and a torn or corrupt tail (a crash mid-write) is cut off.
+ * open, the intact prefix is kept and a torn or corrupt tail (a crash mid-write) is cut off. Plain
+ * file I/O rather than an NIO channel: an interrupted caller thread would close a channel for good,
+ * and with it every later commit.
  */
 final class JournalFile implements AutoCloseable {
-  private final FileChannel channel;
+  private final RandomAccessFile file;
   private final List<byte[]> recovered;
   private final long tornBytes;
   private long size;
 
-  JournalFile(Path file) throws IOException {
-    this.channel =
-        FileChannel.open(
-            file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-    long length = channel.size();
+  JournalFile(Path path) throws IOException {
+    this.file = new RandomAccessFile(path.toFile(), "rw");
+    long length = file.length();
     if (length > Integer.MAX_VALUE) {
-      throw new IOException("journal " + file + " is too large: " + length + " bytes");
+      file.close();
+      throw new IOException("journal " + path + " is too large: " + length + " bytes");
     }
-    ByteBuffer all = ByteBuffer.allocate((int) length);
-    while (all.hasRemaining() && channel.read(all, all.position()) >= 0) {
-      // read until full
-    }
-    all.flip();
+    byte[] bytes = new byte[(int) length];
+    file.readFully(bytes);
+    ByteBuffer all = ByteBuffer.wrap(bytes);
     List<byte[]> records = new ArrayList<>();
     byte[] r;
     while ((r = RecordCodec.next(all)) != null) {
@@ -40,8 +38,8 @@ final class JournalFile implements AutoCloseable {
     this.size = all.position();
     this.tornBytes = length - size;
     if (tornBytes > 0) {
-      channel.truncate(size);
-      channel.force(true);
+      file.setLength(size);
+      file.getFD().sync();
     }
   }
 
@@ -61,23 +59,21 @@ final class JournalFile implements AutoCloseable {
 
   void append(byte[] payload) throws IOException {
     ByteBuffer b = RecordCodec.frame(payload);
-    long at = size;
-    while (b.hasRemaining()) {
-      at += channel.write(b, at);
-    }
-    channel.force(false);
-    size = at;
+    file.seek(size);
+    file.write(b.array(), 0, b.limit());
+    file.getFD().sync();
+    size += b.limit();
   }
 
   /** Empties the journal once its content is safe in a snapshot. */
   void reset() throws IOException {
-    channel.truncate(0);
-    channel.force(true);
+    file.setLength(0);
+    file.getFD().sync();
     size = 0;
   }
 
   @Override
   public void close() throws IOException {
-    channel.close();
+    file.close();
   }
 }

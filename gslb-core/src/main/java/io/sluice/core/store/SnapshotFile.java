@@ -1,13 +1,12 @@
 package io.sluice.core.store;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 
 /**
@@ -25,17 +24,11 @@ final class SnapshotFile {
   }
 
   void write(byte[] payload) throws IOException {
-    try (FileChannel ch =
-        FileChannel.open(
-            temp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING)) {
+    try (RandomAccessFile f = new RandomAccessFile(temp.toFile(), "rw")) {
+      f.setLength(0);
       ByteBuffer b = RecordCodec.frame(payload);
-      while (b.hasRemaining()) {
-        ch.write(b);
-      }
-      ch.force(true);
+      f.write(b.array(), 0, b.limit());
+      f.getFD().sync();
     }
     Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     Directories.fsync(file.getParent());

@@ -76,7 +76,7 @@ public record ControlState(
     return new ControlState(revision + 1, frozen, drained, services, requests, counter);
   }
 
-  /** A fresh id for a ramp, drill or switch record. */
+  /** The state with the id counter moved on (ids of ramps, drills and switch records). */
   ControlState withCounter(long c) {
     return new ControlState(revision, frozen, drained, services, requests, c);
   }

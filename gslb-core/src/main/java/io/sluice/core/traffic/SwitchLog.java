@@ -4,15 +4,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.core.control.SwitchRecord;
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
+import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -22,7 +18,7 @@ import java.util.Map;
  */
 final class SwitchLog implements Closeable {
   private final ObjectMapper json;
-  private final FileChannel channel;
+  private final RandomAccessFile channel;
   private final int keep;
   private final LinkedHashMap<String, SwitchRecord> recent = new LinkedHashMap<>();
   private long size;
@@ -31,9 +27,7 @@ final class SwitchLog implements Closeable {
     this.json = json;
     this.keep = keep;
     Files.createDirectories(file.getParent());
-    this.channel =
-        FileChannel.open(
-            file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    this.channel = new RandomAccessFile(file.toFile(), "rw");
     byte[] all = Files.readAllBytes(file);
     int end = 0;
     int start = 0;
@@ -50,8 +44,8 @@ final class SwitchLog implements Closeable {
       }
     }
     if (end < all.length) {
-      channel.truncate(end);
-      channel.force(true);
+      channel.setLength(end);
+      channel.getFD().sync();
     }
     size = end;
   }
@@ -65,24 +59,15 @@ final class SwitchLog implements Closeable {
   }
 
   synchronized void append(SwitchRecord r) throws IOException {
-    ByteBuffer b =
-        ByteBuffer.wrap((json.writeValueAsString(r) + "\n").getBytes(StandardCharsets.UTF_8));
-    long at = size;
-    while (b.hasRemaining()) {
-      at += channel.write(b, at);
-    }
-    channel.force(false);
-    size = at;
+    byte[] line = (json.writeValueAsString(r) + "\n").getBytes(StandardCharsets.UTF_8);
+    channel.seek(size);
+    channel.write(line);
+    channel.getFD().sync();
+    size += line.length;
     remember(r);
   }
 
-  /** Finished records, newest first. */
-  synchronized List<SwitchRecord> finished() {
-    List<SwitchRecord> out = new ArrayList<>(recent.values());
-    java.util.Collections.reverse(out);
-    return out;
-  }
-
+  /** Finished records by id, oldest first. */
   synchronized Map<String, SwitchRecord> byId() {
     return new LinkedHashMap<>(recent);
   }

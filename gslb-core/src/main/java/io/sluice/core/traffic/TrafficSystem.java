@@ -138,9 +138,12 @@ public final class TrafficSystem implements Closeable {
 
   @Override
   public void close() throws IOException {
-    scheduler.shutdownNow();
+    // No interrupt: a step in progress finishes its write instead of being cut off.
+    scheduler.shutdown();
     try {
-      scheduler.awaitTermination(5, TimeUnit.SECONDS);
+      if (!scheduler.awaitTermination(10, TimeUnit.SECONDS)) {
+        scheduler.shutdownNow();
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
