@@ -7,8 +7,8 @@ import java.util.Locale;
 /**
  * How traffic shifts for one service: mode, ramp steps and observation window, cooldown, the TTL
  * served while shifting, whether failback is automatic, the gates of every step, how long a
- * proposed step waits for confirmation and what happens then, and the margin before the long TTL
- * returns.
+ * proposed step waits for confirmation and what happens then, the margin before the long TTL
+ * returns, and whether auto-with-confirm asks for each step or once for the whole move.
  */
 public record TrafficConfig(
     String mode,
@@ -20,7 +20,8 @@ public record TrafficConfig(
     GateConfig gates,
     Duration confirmTimeout,
     String onConfirmTimeout,
-    Duration ttlMargin) {
+    Duration ttlMargin,
+    String confirm) {
 
   public TrafficConfig {
     mode = mode == null ? "auto" : mode.toLowerCase(Locale.ROOT);
@@ -34,6 +35,7 @@ public record TrafficConfig(
     onConfirmTimeout =
         onConfirmTimeout == null ? "reject" : onConfirmTimeout.toLowerCase(Locale.ROOT);
     ttlMargin = ttlMargin == null ? Duration.ofSeconds(5) : ttlMargin;
+    confirm = confirm == null ? "step" : confirm.toLowerCase(Locale.ROOT);
   }
 
   /** The settings of the first release, with defaults for everything added since. */
@@ -44,7 +46,7 @@ public record TrafficConfig(
       Duration cooldown,
       Long shiftTtl,
       Boolean autoFailback) {
-    this(mode, steps, window, cooldown, shiftTtl, autoFailback, null, null, null, null);
+    this(mode, steps, window, cooldown, shiftTtl, autoFailback, null, null, null, null, null);
   }
 
   public static TrafficConfig defaults() {
@@ -88,6 +90,9 @@ public record TrafficConfig(
       p.add(
           Problems.child(path, "onConfirmTimeout"),
           "must be one of reject, proceed; was '" + onConfirmTimeout + "'");
+    }
+    if (!List.of("step", "move").contains(confirm)) {
+      p.add(Problems.child(path, "confirm"), "must be one of step, move; was '" + confirm + "'");
     }
     if (ttlMargin.isNegative()) {
       p.add(Problems.child(path, "ttlMargin"), "must not be negative");

@@ -849,6 +849,7 @@ public final class TrafficController implements ControlPlane {
               now,
               recordDetails(tc, Map.of("verdicts", evidence)));
       boolean confirm = "auto-with-confirm".equals(tc.mode());
+      boolean confirmSteps = confirm && "step".equals(tc.confirm());
       Ramp r =
           new Ramp(
               "ramp-" + id,
@@ -865,7 +866,7 @@ public final class TrafficController implements ControlPlane {
               now,
               tc.window().toMillis(),
               Ramp.RUNNING,
-              confirm,
+              confirmSteps,
               rec);
       ControlState base = cs.withCounter(id);
       ServiceControl s2 = sc.withNotice(notice);
@@ -923,7 +924,8 @@ public final class TrafficController implements ControlPlane {
               s.from(),
               now,
               recordDetails(tc, Map.of("verdicts", upEvidence)));
-      boolean confirmSteps = "auto-with-confirm".equals(tc.mode());
+      boolean withConfirm = "auto-with-confirm".equals(tc.mode());
+      boolean confirmSteps = withConfirm && "step".equals(tc.confirm());
       Ramp r =
           new Ramp(
               "ramp-" + id,
@@ -944,7 +946,7 @@ public final class TrafficController implements ControlPlane {
               rec);
       ControlState base = cs.withCounter(id);
       ServiceControl s2 = sc.withNotice(notice);
-      if (!tc.autoFailback() || confirmSteps) {
+      if (!tc.autoFailback() || withConfirm) {
         Pending p =
             new Pending(
                 "failback",

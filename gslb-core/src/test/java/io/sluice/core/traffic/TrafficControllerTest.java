@@ -213,6 +213,21 @@ class TrafficControllerTest {
   }
 
   @Test
+  void autoWithConfirmCanAskOnceForTheWholeMove() throws Exception {
+    try (TrafficFixture f =
+        new TrafficFixture(dir, RAMP + "mode: auto-with-confirm\nconfirm: move\n")) {
+      f.allUp();
+      f.health("primary", Verdict.DOWN);
+      f.tickAfter(s(1));
+      assertEquals("start", status(f).pending().get("kind"));
+      f.controller().confirm(ALICE, APP, true, "go", null);
+      f.tickAfter(s(30));
+      assertNull(status(f).pending(), "no further confirmation per step");
+      assertEquals(30.0, f.shiftPercent("failover"));
+    }
+  }
+
+  @Test
   void confirmTimeoutCanProceed() throws Exception {
     try (TrafficFixture f =
         new TrafficFixture(
