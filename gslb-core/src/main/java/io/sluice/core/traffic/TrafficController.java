@@ -152,7 +152,8 @@ public final class TrafficController implements ControlPlane {
                   List.copyOf(current.keySet()),
                   List.copyOf(weights.keySet()),
                   now,
-                  recordDetails(tc, Map.of("fromWeights", current, "toWeights", target)));
+                  recordDetails(
+                      tc, current.keySet(), Map.of("fromWeights", current, "toWeights", target)));
           Ramp r =
               new Ramp(
                   "ramp-" + id,
@@ -225,7 +226,13 @@ public final class TrafficController implements ControlPlane {
           }
           SwitchRecord rec =
               Switches.start(
-                  "sw-" + id, name, "maintenance", from, to, now, recordDetails(tc, Map.of()));
+                  "sw-" + id,
+                  name,
+                  "maintenance",
+                  from,
+                  to,
+                  now,
+                  recordDetails(tc, concat(from, to), Map.of()));
           Ramp r;
           ServiceControl base = sc.withPending(null);
           if (reverse != null) {
@@ -475,7 +482,8 @@ public final class TrafficController implements ControlPlane {
                   from,
                   to,
                   now,
-                  recordDetails(cfg.traffic(), Map.of("timeBoxSeconds", seconds)));
+                  recordDetails(
+                      cfg.traffic(), concat(from, to), Map.of("timeBoxSeconds", seconds)));
           rec = Switches.step(rec, "step", pct, now, null);
           Drill d =
               new Drill(
@@ -847,7 +855,7 @@ public final class TrafficController implements ControlPlane {
               newlyDown,
               to,
               now,
-              recordDetails(tc, Map.of("verdicts", evidence)));
+              recordDetails(tc, concat(newlyDown, to), Map.of("verdicts", evidence)));
       boolean confirm = "auto-with-confirm".equals(tc.mode());
       boolean confirmSteps = confirm && "step".equals(tc.confirm());
       Ramp r =
@@ -923,7 +931,7 @@ public final class TrafficController implements ControlPlane {
               s.to(),
               s.from(),
               now,
-              recordDetails(tc, Map.of("verdicts", upEvidence)));
+              recordDetails(tc, concat(s.from(), s.to()), Map.of("verdicts", upEvidence)));
       boolean withConfirm = "auto-with-confirm".equals(tc.mode());
       boolean confirmSteps = withConfirm && "step".equals(tc.confirm());
       Ramp r =
@@ -1419,8 +1427,25 @@ public final class TrafficController implements ControlPlane {
     return out;
   }
 
-  private static Map<String, Object> recordDetails(TrafficConfig tc, Map<String, Object> extra) {
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> out = new ArrayList<>(a);
+    out.addAll(b);
+    return out;
+  }
+
+  /** What a switch record keeps of its conditions: mode, steps, window, gates, regions touched. */
+  private Map<String, Object> recordDetails(
+      TrafficConfig tc, java.util.Collection<String> pools, Map<String, Object> extra) {
     Map<String, Object> d = new LinkedHashMap<>(extra);
+    SluiceConfig config = store.current().config();
+    java.util.TreeSet<String> regions = new java.util.TreeSet<>();
+    for (String p : pools) {
+      PoolConfig pc = config.pools().get(p);
+      if (pc != null && pc.region() != null) {
+        regions.add(pc.region());
+      }
+    }
+    d.put("affectedRegions", List.copyOf(regions));
     d.put("mode", tc.mode());
     d.put("steps", tc.steps());
     d.put("windowMillis", tc.window().toMillis());

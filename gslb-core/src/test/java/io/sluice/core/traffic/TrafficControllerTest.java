@@ -95,6 +95,7 @@ class TrafficControllerTest {
               .map(st -> (Double) st.get("percent"))
               .toList());
       assertTrue(rec.details().containsKey("verdicts"));
+      assertEquals(List.of("eu", "us"), rec.details().get("affectedRegions"));
       assertEquals(1, events(f, "failover-start").size());
       assertEquals(3, events(f, "ramp-step").size());
       assertEquals(1, events(f, "ramp-complete").size());

@@ -70,10 +70,12 @@ final class TrafficFixture implements AutoCloseable {
         """
         pools:
           primary:
+            region: eu
             endpoints:
               - { name: a, address: 192.0.2.1 }
               - { name: b, address: 192.0.2.2 }
           standby:
+            region: us
             endpoints:
               - { name: a, address: 198.51.100.1 }
           spare:
