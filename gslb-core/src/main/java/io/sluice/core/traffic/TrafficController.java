@@ -656,6 +656,7 @@ public final class TrafficController implements ControlPlane {
         String name = e.getKey();
         ServiceConfig cfg = e.getValue();
         controllerStep(drillStep(name, cfg, results, now));
+        controllerStep(staleProposal(name, health, snap.config()));
         controllerStep(pendingTimeout(name, cfg, now));
         controllerStep(rampStep(name, cfg, results, now));
         controllerStep(ttlRestore(name, cfg, now));
@@ -679,6 +680,42 @@ public final class TrafficController implements ControlPlane {
       return endDrill(cs, name, cfg, now, "passed", g);
     }
     return null;
+  }
+
+  /**
+   * Withdraws a proposed failover whose pools are no longer all down, or a proposed failback whose
+   * pools are not recovered any more: confirming it later would act on a condition that is gone.
+   */
+  private Outcome staleProposal(String name, HealthView health, SluiceConfig config) {
+    ControlState cs = state;
+    ServiceControl sc = cs.service(name);
+    Pending p = sc.pending();
+    if (p == null || p.proposal() == null) {
+      return null;
+    }
+    Map<String, Object> evidence = new LinkedHashMap<>();
+    boolean holds =
+        "start".equals(p.kind())
+            ? p.proposal().shift().from().stream()
+                .allMatch(pool -> poolDown(config, health, pool, evidence))
+            : p.proposal().shift().from().stream()
+                .allMatch(pool -> poolRecovered(config, health, pool, evidence));
+    if (holds) {
+      return null;
+    }
+    SwitchRecord rec =
+        Switches.finish(
+            p.proposal().record(),
+            "withdrawn",
+            ticker.currentTimeMillis(),
+            Map.of("why", "the condition cleared before confirmation"));
+    return new Outcome(
+        cs.withService(name, sc.withPending(null).withNotice(null)),
+        "proposal-withdrawn",
+        name,
+        "withdrawn: " + p.summary() + " (the condition cleared)",
+        Map.of("withdrawn", p.summary()),
+        List.of(rec));
   }
 
   private Outcome pendingTimeout(String name, ServiceConfig cfg, long now) {

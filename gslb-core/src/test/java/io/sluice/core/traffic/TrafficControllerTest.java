@@ -229,6 +229,25 @@ class TrafficControllerTest {
   }
 
   @Test
+  void aProposalIsWithdrawnWhenItsConditionClears() throws Exception {
+    try (TrafficFixture f = new TrafficFixture(dir, RAMP + "mode: auto-with-confirm\n")) {
+      f.allUp();
+      f.health("primary", Verdict.DOWN);
+      f.tickAfter(s(1));
+      assertEquals("start", status(f).pending().get("kind"));
+      f.health("primary", Verdict.UP);
+      f.tickAfter(s(1));
+      assertNull(status(f).pending());
+      assertEquals(1, events(f, "proposal-withdrawn").size());
+      assertThrows(
+          CommandRejectedException.class,
+          () -> f.controller().confirm(ALICE, APP, true, "late", null));
+      assertTrue(f.plan().shifts().isEmpty());
+      assertEquals("withdrawn", f.controller().switches(APP).get(0).outcome());
+    }
+  }
+
+  @Test
   void confirmTimeoutCanProceed() throws Exception {
     try (TrafficFixture f =
         new TrafficFixture(
