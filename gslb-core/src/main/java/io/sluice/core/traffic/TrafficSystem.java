@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -113,8 +114,15 @@ public final class TrafficSystem implements Closeable {
     store.addListener(
         s -> {
           long hv = s.health().version();
-          if (seenHealth.getAndSet(hv) != hv && queued.compareAndSet(false, true)) {
-            scheduler.execute(tick);
+          if (seenHealth.getAndSet(hv) != hv
+              && !scheduler.isShutdown()
+              && queued.compareAndSet(false, true)) {
+            try {
+              scheduler.execute(tick);
+            } catch (RejectedExecutionException e) {
+              // Closed meanwhile: the listener stays registered but must never fail a writer.
+              queued.set(false);
+            }
           }
         });
     scheduler.scheduleWithFixedDelay(

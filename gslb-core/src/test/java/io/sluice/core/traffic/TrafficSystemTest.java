@@ -28,6 +28,10 @@ class TrafficSystemTest {
         Thread.onSpinWait();
       }
       assertEquals(10.0, f.shiftPercent("failover"));
+      f.system.close();
+      // Health writers keep working after the controller is closed.
+      f.health("standby", Verdict.DOWN);
+      f.open();
     }
   }
 
