@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The traffic controller and the {@link ControlPlane} implementation. Operator commands and the
@@ -55,7 +56,7 @@ public final class TrafficController implements ControlPlane {
   private final GslbMetrics metrics;
   private final GateEvaluator gates;
   private final ObjectMapper json;
-  private final Object lock = new Object();
+  private final ReentrantLock lock = new ReentrantLock(true);
   private volatile ControlState state;
 
   TrafficController(
@@ -649,18 +650,23 @@ public final class TrafficController implements ControlPlane {
                 e.getValue().traffic().gates()));
       }
     }
-    synchronized (lock) {
-      long now = ticker.currentTimeMillis();
-      HealthView health = store.current().health();
-      for (Map.Entry<String, ServiceConfig> e : services.entrySet()) {
-        String name = e.getKey();
-        ServiceConfig cfg = e.getValue();
+    for (Map.Entry<String, ServiceConfig> e : services.entrySet()) {
+      String name = e.getKey();
+      ServiceConfig cfg = e.getValue();
+      // The lock is fair and taken per service, so an operator's command waits for at most one
+      // service's step, however many services the controller is moving.
+      lock.lock();
+      try {
+        long now = ticker.currentTimeMillis();
+        HealthView health = store.current().health();
         controllerStep(drillStep(name, cfg, results, now));
         controllerStep(staleProposal(name, health, snap.config()));
         controllerStep(pendingTimeout(name, cfg, now));
         controllerStep(rampStep(name, cfg, results, now));
         controllerStep(ttlRestore(name, cfg, now));
         controllerStep(detect(name, cfg, health, snap.config(), now));
+      } finally {
+        lock.unlock();
       }
     }
   }
@@ -1235,7 +1241,8 @@ public final class TrafficController implements ControlPlane {
       throw CommandRejectedException.invalid("requestId", "must be 1..128 characters");
     }
     long started = System.nanoTime();
-    synchronized (lock) {
+    lock.lock();
+    try {
       ControlState cs = state;
       if (requestId != null) {
         CommandResult first = cs.request(requestId);
@@ -1248,6 +1255,8 @@ public final class TrafficController implements ControlPlane {
         return new CommandResult(store.current().version(), false, o.message());
       }
       return apply(actor, reason, requestId, o, started);
+    } finally {
+      lock.unlock();
     }
   }
 
