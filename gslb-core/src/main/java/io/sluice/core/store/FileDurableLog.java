@@ -2,8 +2,12 @@ package io.sluice.core.store;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Optional;
 
@@ -14,6 +18,7 @@ import java.util.Optional;
  * either; a torn journal tail is ignored. One writer at a time: callers serialise commits.
  */
 public final class FileDurableLog implements DurableLog {
+  private final FileChannel lockChannel;
   private final SnapshotFile snapshot;
   private final JournalFile journal;
   private final int compactEvery;
@@ -24,17 +29,41 @@ public final class FileDurableLog implements DurableLog {
 
   private FileDurableLog(Path dir, int compactEvery) throws IOException {
     Files.createDirectories(dir);
+    // Two processes appending to one journal would corrupt it: the second one is refused.
+    this.lockChannel =
+        FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    FileLock held;
+    try {
+      held = lockChannel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      held = null;
+    }
+    if (held == null) {
+      lockChannel.close();
+      throw new IOException("the state directory " + dir + " is in use by another process");
+    }
     this.compactEvery = compactEvery;
     this.snapshot = new SnapshotFile(dir.resolve("snapshot.bin"));
     long bestSeq = 0;
     byte[] best = null;
-    Optional<byte[]> snap = snapshot.read();
+    Optional<byte[]> snap;
+    try {
+      snap = snapshot.read();
+    } catch (IOException e) {
+      lockChannel.close();
+      throw e;
+    }
     if (snap.isPresent()) {
       ByteBuffer b = ByteBuffer.wrap(snap.get());
       bestSeq = b.getLong();
       best = rest(b);
     }
-    this.journal = new JournalFile(dir.resolve("journal.log"));
+    try {
+      this.journal = new JournalFile(dir.resolve("journal.log"));
+    } catch (IOException e) {
+      lockChannel.close();
+      throw e;
+    }
     List<byte[]> records = journal.recovered();
     for (byte[] r : records) {
       ByteBuffer b = ByteBuffer.wrap(r);
@@ -106,6 +135,10 @@ public final class FileDurableLog implements DurableLog {
 
   @Override
   public synchronized void close() throws IOException {
-    journal.close();
+    try {
+      journal.close();
+    } finally {
+      lockChannel.close();
+    }
   }
 }

@@ -107,6 +107,16 @@ class FileDurableLogTest {
   }
 
   @Test
+  void aSecondOpenOfTheSameDirectoryIsRefused() throws IOException {
+    try (FileDurableLog first = FileDurableLog.open(dir)) {
+      first.commit("x".getBytes(UTF_8));
+      IOException e = assertThrows(IOException.class, () -> FileDurableLog.open(dir));
+      assertTrue(e.getMessage().contains("in use"), e.getMessage());
+    }
+    assertEquals("x", recovered(), "free again once closed");
+  }
+
+  @Test
   void aDamagedSnapshotIsAnError() throws IOException {
     commitAll(1, "a");
     Path snap = dir.resolve("snapshot.bin");
@@ -115,5 +125,7 @@ class FileDurableLogTest {
     Files.write(snap, b);
     IOException e = assertThrows(IOException.class, () -> FileDurableLog.open(dir));
     assertTrue(e.getMessage().contains("damaged"));
+    Files.delete(snap);
+    assertEquals(null, recovered(), "a failed open leaves the directory unlocked");
   }
 }
