@@ -417,12 +417,22 @@ class TrafficControllerTest {
       f.health("spare", Verdict.DOWN);
       f.tickAfter(s(1));
       assertEquals(0.0, f.shiftPercent("drill"), "a failing gate ends the drill at once");
+      f.health("spare", Verdict.UP);
+      f.tickAfter(s(60));
+      f.controller().rollback(ALICE, APP, "clear the spare failover", null);
+      f.tickAfter(s(60));
+      f.controller().startDrill(ALICE, APP, List.of("standby"), 10, 600, "third", null);
+      assertEquals(10.0, f.shiftPercent("drill"));
+      f.controller().stopDrill(ALICE, APP, "seen enough", null);
+      assertEquals(0.0, f.shiftPercent("drill"));
+      assertTrue(
+          f.controller().switches(APP).stream().anyMatch(r -> r.outcome().equals("drill-stopped")));
       SwitchRecord failed =
           f.controller().switches(APP).stream()
-              .filter(r -> r.trigger().equals("drill") && r.endedMillis() != null)
+              .filter(r -> r.outcome().equals("drill-failed"))
               .findFirst()
-              .get();
-      assertEquals("drill-failed", failed.outcome());
+              .orElseThrow();
+      assertEquals("drill", failed.trigger());
       assertTrue(failed.details().get("failure").toString().contains("spare"));
     }
   }
@@ -484,7 +494,13 @@ class TrafficControllerTest {
       assertEquals(3, f.plan().weights().get("standby"));
       assertEquals(revision, f.controller().state().revision());
       assertEquals(version, f.store.current().version());
+      AuditEvent e = events(f, "set-weights").get(0);
       assertEquals(1, events(f, "set-weights").size());
+      assertEquals("alice", e.actor());
+      assertEquals("operator", e.role());
+      assertEquals(APP, e.service());
+      assertEquals(first.snapshotVersion(), e.versionAfter());
+      assertTrue(e.versionBefore() < e.versionAfter());
 
       f.reopen();
       assertEquals(
