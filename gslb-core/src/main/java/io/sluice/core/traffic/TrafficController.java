@@ -133,6 +133,10 @@ public final class TrafficController implements ControlPlane {
           }
           Map<String, Object> d = Map.of("weights", weights, "ramp", ramp);
           if (!ramp) {
+            if (sc.ramp() != null && sc.ramp().toWeights() != null) {
+              throw CommandRejectedException.conflict(
+                  name + " has a weights ramp in progress; abort or roll it back first");
+            }
             ServiceControl next = sc.withWeights(target);
             if (!sc.shifting()) {
               next = next.markStable(cs.revision() + 1);
