@@ -14,6 +14,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,11 +33,41 @@ class CrashRecoveryTest {
 
   @Test
   void noAcknowledgedChangeIsLostAcrossFiftyKills() throws Exception {
-    Random random = new Random(42);
-    int acked = 0;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-    int kills = 0;
-    for (; kills < KILLS && System.nanoTime() < deadline; kills++) {
+    // Two independent state directories, each with its own stream of children, halve the time.
+    ExecutorService streams = Executors.newFixedThreadPool(2);
+    try {
+      Future<Integer> a = streams.submit(() -> killLoop(dir.resolve("a"), KILLS / 2, 42, deadline));
+      Future<Integer> b =
+          streams.submit(() -> killLoop(dir.resolve("b"), KILLS - KILLS / 2, 43, deadline));
+      int ackedA = unwrap(a);
+      int ackedB = unwrap(b);
+      verifyRestart(dir.resolve("a"), ackedA);
+      verifyRestart(dir.resolve("b"), ackedB);
+      System.out.println(
+          "crash test: " + KILLS + " kills, " + (ackedA + ackedB) + " acknowledged commands");
+    } finally {
+      streams.shutdownNow();
+    }
+  }
+
+  private static int unwrap(Future<Integer> f) throws Exception {
+    try {
+      return f.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw (Exception) e.getCause();
+    }
+  }
+
+  /** Starts and kills {@code kills} children in turn on {@code dir}; returns the last ack seen. */
+  private static int killLoop(Path dir, int kills, long seed, long deadline) throws Exception {
+    Random random = new Random(seed);
+    int acked = 0;
+    int done = 0;
+    for (; done < kills && System.nanoTime() < deadline; done++) {
       Process p =
           new ProcessBuilder(
                   Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -80,8 +114,12 @@ class CrashRecoveryTest {
         assertTrue(p.waitFor(10, TimeUnit.SECONDS));
       }
     }
-    assertTrue(kills >= KILLS, "only " + kills + " kills within the time bound");
+    assertEquals(kills, done, "kills within the time bound");
+    return acked;
+  }
 
+  private static void verifyRestart(Path dir, int acked) throws Exception {
+    assertTrue(acked > 0, "no command was acknowledged at all");
     SnapshotStore store = new SnapshotStore(Snapshot.initial(CrashChild.config()));
     try (TrafficSystem sys =
         TrafficSystem.openManual(
@@ -106,7 +144,6 @@ class CrashRecoveryTest {
           restored, store.current().traffic().plan(TrafficFixture.APP).weights().get("primary"));
       assertTrue(
           sys.controller().audit(new AuditQuery(null, "crash-test", null, null, 0, 5)).size() > 0);
-      System.out.println("crash test: " + kills + " kills, " + acked + " acknowledged commands");
     }
   }
 }
