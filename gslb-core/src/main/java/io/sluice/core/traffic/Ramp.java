@@ -54,6 +54,11 @@ public record Ramp(
     return startPercent + (endPercent - startPercent) * progress(i) / 100.0;
   }
 
+  /** What step {@code i} means to people: the shift percentage, or progress for a weights ramp. */
+  public double percent(int i) {
+    return shift != null ? shiftPercent(i) : progress(i);
+  }
+
   /** The shift in effect now, or null for a weights ramp. */
   public Shift currentShift() {
     return shift == null ? null : shift.at(shiftPercent(index));

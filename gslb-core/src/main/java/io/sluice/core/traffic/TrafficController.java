@@ -3,7 +3,6 @@ package io.sluice.core.traffic;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.core.audit.FileAuditLog;
 import io.sluice.core.config.DomainNames;
-import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.config.PoolConfig;
 import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.ServicePoolConfig;
@@ -17,9 +16,7 @@ import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.ControlPlane;
 import io.sluice.core.control.ServiceStatus;
 import io.sluice.core.control.SwitchRecord;
-import io.sluice.core.health.EndpointHealth;
 import io.sluice.core.health.HealthView;
-import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ServicePlan;
@@ -200,8 +197,8 @@ public final class TrafficController implements ControlPlane {
           String name = serviceName(service);
           ServiceConfig cfg = serviceConfig(name);
           Set<String> pools = poolNames(cfg);
-          checkPools("from", from, pools, name);
-          checkPools("to", to, pools, name);
+          CommandChecks.pools("from", from, pools, name);
+          CommandChecks.pools("to", to, pools, name);
           for (int i = 0; i < to.size(); i++) {
             if (from.contains(to.get(i))) {
               throw CommandRejectedException.invalid(
@@ -209,7 +206,7 @@ public final class TrafficController implements ControlPlane {
             }
           }
           List<Integer> st = steps == null || steps.isEmpty() ? cfg.traffic().steps() : steps;
-          checkSteps(st);
+          CommandChecks.steps(st);
           ServiceControl sc = cs.service(name);
           if (sc.ramp() != null || sc.drill() != null) {
             throw CommandRejectedException.conflict(
@@ -308,8 +305,7 @@ public final class TrafficController implements ControlPlane {
             throw CommandRejectedException.conflict(name + " has no ramp in progress");
           }
           Ramp r = sc.ramp();
-          SwitchRecord rec =
-              Switches.step(r.record(), "aborted", percentOf(r, r.index()), now, null);
+          SwitchRecord rec = Switches.step(r.record(), "aborted", r.percent(r.index()), now, null);
           rec = Switches.finish(rec, "aborted", now, Map.of());
           ServiceControl next = settle(sc, r).withPending(null);
           next =
@@ -319,7 +315,7 @@ public final class TrafficController implements ControlPlane {
               cs.withService(name, next),
               "move-abort",
               name,
-              "ramp aborted at " + percentOf(r, r.index()) + "%",
+              "ramp aborted at " + r.percent(r.index()) + "%",
               Map.of("ramp", r.id()),
               List.of(rec));
         });
@@ -458,7 +454,7 @@ public final class TrafficController implements ControlPlane {
           String name = serviceName(service);
           ServiceConfig cfg = serviceConfig(name);
           Set<String> pools = poolNames(cfg);
-          checkPools("to", to, pools, name);
+          CommandChecks.pools("to", to, pools, name);
           double pct = percent == 0 ? 5 : percent;
           if (Double.isNaN(pct) || pct <= 0 || pct > 50) {
             throw CommandRejectedException.invalid(
@@ -585,9 +581,9 @@ public final class TrafficController implements ControlPlane {
               sc.frozen(),
               cs.frozen(),
               PlanProjection.shares(plan, cfg, cs.drained()),
-              rampStatus(sc.ramp()),
-              drillStatus(sc.drill()),
-              pendingStatus(sc.pending()),
+              StatusMaps.ramp(sc.ramp()),
+              StatusMaps.drill(sc.drill()),
+              StatusMaps.pending(sc.pending()),
               PlanProjection.servedTtl(plan, cfg),
               sc.stableRevision()));
     }
@@ -707,9 +703,9 @@ public final class TrafficController implements ControlPlane {
     boolean holds =
         "start".equals(p.kind())
             ? p.proposal().shift().from().stream()
-                .allMatch(pool -> poolDown(config, health, pool, evidence))
+                .allMatch(pool -> PoolHealth.down(config, health, pool, evidence))
             : p.proposal().shift().from().stream()
-                .allMatch(pool -> poolRecovered(config, health, pool, evidence));
+                .allMatch(pool -> PoolHealth.recovered(config, health, pool, evidence));
     if (holds) {
       return null;
     }
@@ -764,14 +760,14 @@ public final class TrafficController implements ControlPlane {
       Ramp paused = r.at(back, now).withState(Ramp.PAUSED);
       paused =
           paused.withRecord(
-              Switches.step(r.record(), "gate-failed", percentOf(r, back), now, g.measured()));
-      metrics.rampStep(name, percentOf(r, back));
+              Switches.step(r.record(), "gate-failed", r.percent(back), now, g.measured()));
+      metrics.rampStep(name, r.percent(back));
       Map<String, Object> d = new LinkedHashMap<>();
       d.put("ramp", r.id());
       d.put("failure", g.failure());
       d.put("measured", g.measured());
-      d.put("fromPercent", percentOf(r, r.index()));
-      d.put("toPercent", percentOf(r, back));
+      d.put("fromPercent", r.percent(r.index()));
+      d.put("toPercent", r.percent(back));
       return new Outcome(
           cs.withService(name, sc.withRamp(paused).withPending(null)),
           "gate-failed",
@@ -786,7 +782,7 @@ public final class TrafficController implements ControlPlane {
         r.withLastGood(r.index())
             .withRecord(
                 Switches.step(
-                    r.record(), "window-passed", percentOf(r, r.index()), now, g.measured()));
+                    r.record(), "window-passed", r.percent(r.index()), now, g.measured()));
     if (r.lastStep()) {
       SwitchRecord rec = Switches.finish(good.record(), "completed", now, Map.of());
       ServiceControl next = settle(sc, good).withPending(null);
@@ -814,7 +810,7 @@ public final class TrafficController implements ControlPlane {
     }
     if (r.confirmEachStep()) {
       Ramp waiting = good.withState(Ramp.AWAITING_CONFIRM);
-      double nextPct = percentOf(r, r.index() + 1);
+      double nextPct = r.percent(r.index() + 1);
       Pending p =
           new Pending(
               "step",
@@ -869,7 +865,7 @@ public final class TrafficController implements ControlPlane {
     List<String> down = new ArrayList<>();
     Map<String, Object> evidence = new LinkedHashMap<>();
     for (String p : pools) {
-      if (poolDown(config, health, p, evidence)) {
+      if (PoolHealth.down(config, health, p, evidence)) {
         down.add(p);
       }
     }
@@ -955,7 +951,7 @@ public final class TrafficController implements ControlPlane {
         continue;
       }
       Map<String, Object> upEvidence = new LinkedHashMap<>();
-      if (!s.from().stream().allMatch(p -> poolRecovered(config, health, p, upEvidence))) {
+      if (!s.from().stream().allMatch(p -> PoolHealth.recovered(config, health, p, upEvidence))) {
         continue;
       }
       String notice = "failback:" + s.id();
@@ -1042,14 +1038,14 @@ public final class TrafficController implements ControlPlane {
       String action,
       Map<String, Object> details) {
     Ramp first = r.at(0, now);
-    first = first.withRecord(Switches.step(r.record(), "step", percentOf(r, 0), now, null));
-    metrics.rampStep(name, percentOf(r, 0));
+    first = first.withRecord(Switches.step(r.record(), "step", r.percent(0), now, null));
+    metrics.rampStep(name, r.percent(0));
     ServiceControl next = beginShift(sc.withRamp(first), now);
     return new Outcome(
         cs.withService(name, next),
         action,
         name,
-        r.kind() + " ramp started at " + percentOf(r, 0) + "%",
+        r.kind() + " ramp started at " + r.percent(0) + "%",
         withRamp(details, r.id()));
   }
 
@@ -1062,12 +1058,11 @@ public final class TrafficController implements ControlPlane {
       String action,
       Map<String, Object> gateValues) {
     Ramp next = r.at(r.index() + 1, now).withState(Ramp.RUNNING);
-    next =
-        next.withRecord(Switches.step(r.record(), "step", percentOf(r, r.index() + 1), now, null));
-    metrics.rampStep(name, percentOf(r, r.index() + 1));
+    next = next.withRecord(Switches.step(r.record(), "step", r.percent(r.index() + 1), now, null));
+    metrics.rampStep(name, r.percent(r.index() + 1));
     Map<String, Object> d = new LinkedHashMap<>();
     d.put("ramp", r.id());
-    d.put("percent", percentOf(r, r.index() + 1));
+    d.put("percent", r.percent(r.index() + 1));
     if (gateValues != null) {
       d.put("gates", gateValues);
     }
@@ -1075,7 +1070,7 @@ public final class TrafficController implements ControlPlane {
         cs.withService(name, sc.withRamp(next).withPending(null)),
         action,
         name,
-        r.kind() + " ramp at " + percentOf(r, r.index() + 1) + "%",
+        r.kind() + " ramp at " + r.percent(r.index() + 1) + "%",
         d);
   }
 
@@ -1387,85 +1382,6 @@ public final class TrafficController implements ControlPlane {
     return out;
   }
 
-  private static void checkPools(
-      String field, List<String> pools, Set<String> known, String service)
-      throws CommandRejectedException {
-    if (pools == null || pools.isEmpty()) {
-      throw CommandRejectedException.invalid(field, "at least one pool is required");
-    }
-    Set<String> seen = new HashSet<>();
-    for (int i = 0; i < pools.size(); i++) {
-      String p = pools.get(i);
-      if (p == null || !known.contains(p)) {
-        throw CommandRejectedException.invalid(
-            field + "[" + i + "]",
-            "'" + p + "' is not a pool of " + service + " (pools: " + known + ")");
-      }
-      if (!seen.add(p)) {
-        throw CommandRejectedException.invalid(
-            field + "[" + i + "]", "pool '" + p + "' is listed twice");
-      }
-    }
-  }
-
-  private static void checkSteps(List<Integer> steps) throws CommandRejectedException {
-    int prev = 0;
-    for (int i = 0; i < steps.size(); i++) {
-      Integer s = steps.get(i);
-      if (s == null || s <= prev || s > 100) {
-        throw CommandRejectedException.invalid(
-            "steps[" + i + "]", "steps must rise strictly within 1..100, was " + s);
-      }
-      prev = s;
-    }
-    if (prev != 100) {
-      throw CommandRejectedException.invalid("steps", "the last step must be 100");
-    }
-  }
-
-  private static boolean poolDown(
-      SluiceConfig config, HealthView health, String pool, Map<String, Object> evidence) {
-    PoolConfig pc = config.pools().get(pool);
-    if (pc == null || pc.endpoints().isEmpty()) {
-      return false;
-    }
-    for (EndpointConfig e : pc.endpoints()) {
-      EndpointHealth h = health.get(PoolConfig.endpointKey(pool, e));
-      if (h.verdict() != Verdict.DOWN) {
-        return false;
-      }
-    }
-    for (EndpointConfig e : pc.endpoints()) {
-      String key = PoolConfig.endpointKey(pool, e);
-      EndpointHealth h = health.get(key);
-      evidence.put(key, h.verdict() + " since " + h.sinceMillis() + ": " + h.reason());
-    }
-    return true;
-  }
-
-  private static boolean poolRecovered(
-      SluiceConfig config, HealthView health, String pool, Map<String, Object> evidence) {
-    PoolConfig pc = config.pools().get(pool);
-    if (pc == null) {
-      return false;
-    }
-    boolean anyUp = false;
-    for (EndpointConfig e : pc.endpoints()) {
-      String key = PoolConfig.endpointKey(pool, e);
-      EndpointHealth h = health.get(key);
-      if (h.verdict() == Verdict.DOWN) {
-        return false;
-      }
-      anyUp |= h.verdict() == Verdict.UP;
-      evidence.put(key, h.verdict() + " since " + h.sinceMillis());
-    }
-    return anyUp;
-  }
-
-  private static double percentOf(Ramp r, int index) {
-    return r.shift() != null ? r.shiftPercent(index) : r.progress(index);
-  }
-
   private static List<SwitchRecord> activeRecords(ServiceControl sc) {
     List<SwitchRecord> out = new ArrayList<>();
     if (sc.ramp() != null) {
@@ -1517,56 +1433,5 @@ public final class TrafficController implements ControlPlane {
     Map<String, Object> out = new LinkedHashMap<>(d);
     out.put("ramp", id);
     return out;
-  }
-
-  private static Map<String, Object> rampStatus(Ramp r) {
-    if (r == null) {
-      return null;
-    }
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("id", r.id());
-    m.put("kind", r.kind());
-    m.put("trigger", r.trigger());
-    m.put("state", r.state());
-    if (r.shift() != null) {
-      m.put("from", r.shift().from());
-      m.put("to", r.shift().to());
-    } else {
-      m.put("fromWeights", r.fromWeights());
-      m.put("toWeights", r.toWeights());
-    }
-    m.put("steps", r.steps());
-    m.put("step", r.index());
-    m.put("percent", percentOf(r, r.index()));
-    m.put("lastGoodPercent", percentOf(r, r.lastGood()));
-    m.put("stepSinceMillis", r.stepSinceMillis());
-    m.put("windowMillis", r.windowMillis());
-    m.put("switchId", r.record().id());
-    return m;
-  }
-
-  private static Map<String, Object> drillStatus(Drill d) {
-    if (d == null) {
-      return null;
-    }
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("id", d.id());
-    m.put("to", d.shift().to());
-    m.put("percent", d.shift().percent());
-    m.put("startedMillis", d.startedMillis());
-    m.put("endsMillis", d.endsMillis());
-    return m;
-  }
-
-  private static Map<String, Object> pendingStatus(Pending p) {
-    if (p == null) {
-      return null;
-    }
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("kind", p.kind());
-    m.put("summary", p.summary());
-    m.put("sinceMillis", p.sinceMillis());
-    m.put("expiresMillis", p.expiresMillis());
-    return m;
   }
 }
