@@ -25,7 +25,6 @@ import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.store.DurableLog;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -35,7 +34,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The traffic controller and the {@link ControlPlane} implementation. Operator commands and the
@@ -46,15 +44,12 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class TrafficController implements ControlPlane {
   private final SnapshotStore store;
-  private final DurableLog log;
   private final FileAuditLog audit;
   private final SwitchLog switchLog;
   private final Ticker ticker;
   private final GslbMetrics metrics;
   private final GateEvaluator gates;
-  private final ObjectMapper json;
-  private final ReentrantLock lock = new ReentrantLock(true);
-  private volatile ControlState state;
+  private final StateWriter writer;
 
   TrafficController(
       SnapshotStore store,
@@ -67,23 +62,17 @@ public final class TrafficController implements ControlPlane {
       ObjectMapper json)
       throws IOException {
     this.store = store;
-    this.log = log;
     this.audit = audit;
     this.switchLog = switchLog;
     this.ticker = ticker;
     this.metrics = metrics;
     this.gates = new GateEvaluator(external);
-    this.json = json;
-    Optional<byte[]> saved = log.recover();
-    this.state =
-        saved.isPresent() ? json.readValue(saved.get(), ControlState.class) : ControlState.INITIAL;
-    publish(state);
-    reportTtls(state);
+    this.writer = new StateWriter(store, log, audit, switchLog, ticker, metrics, json);
   }
 
   /** The durable state now in effect. */
   public ControlState state() {
-    return state;
+    return writer.state();
   }
 
   // ---------------------------------------------------------------- operator commands
@@ -97,7 +86,7 @@ public final class TrafficController implements ControlPlane {
       String reason,
       String requestId)
       throws CommandRejectedException {
-    return command(
+    return writer.command(
         actor,
         reason,
         requestId,
@@ -189,7 +178,7 @@ public final class TrafficController implements ControlPlane {
       String reason,
       String requestId)
       throws CommandRejectedException {
-    return command(
+    return writer.command(
         actor,
         reason,
         requestId,
@@ -293,7 +282,7 @@ public final class TrafficController implements ControlPlane {
   @Override
   public CommandResult abortMove(Actor actor, String service, String reason, String requestId)
       throws CommandRejectedException {
-    return command(
+    return writer.command(
         actor,
         reason,
         requestId,
@@ -324,7 +313,7 @@ public final class TrafficController implements ControlPlane {
   @Override
   public CommandResult rollback(Actor actor, String service, String reason, String requestId)
       throws CommandRejectedException {
-    return command(
+    return writer.command(
         actor,
         reason,
         requestId,
@@ -384,7 +373,7 @@ public final class TrafficController implements ControlPlane {
   public CommandResult freeze(
       Actor actor, String service, boolean frozen, String reason, String requestId)
       throws CommandRejectedException {
-    return command(
+    return writer.command(
         actor,
         reason,
         requestId,
@@ -418,7 +407,7 @@ public final class TrafficController implements ControlPlane {
   public CommandResult confirm(
       Actor actor, String service, boolean accept, String reason, String requestId)
       throws CommandRejectedException {
-    return command(
+    return writer.command(
         actor,
         reason,
         requestId,
@@ -446,7 +435,7 @@ public final class TrafficController implements ControlPlane {
       String reason,
       String requestId)
       throws CommandRejectedException {
-    return command(
+    return writer.command(
         actor,
         reason,
         requestId,
@@ -506,7 +495,7 @@ public final class TrafficController implements ControlPlane {
   @Override
   public CommandResult stopDrill(Actor actor, String service, String reason, String requestId)
       throws CommandRejectedException {
-    return command(
+    return writer.command(
         actor,
         reason,
         requestId,
@@ -524,7 +513,7 @@ public final class TrafficController implements ControlPlane {
   public CommandResult drain(
       Actor actor, String target, boolean drained, String reason, String requestId)
       throws CommandRejectedException {
-    return command(
+    return writer.command(
         actor,
         reason,
         requestId,
@@ -567,7 +556,7 @@ public final class TrafficController implements ControlPlane {
 
   @Override
   public List<ServiceStatus> status() {
-    ControlState cs = state;
+    ControlState cs = writer.state();
     Snapshot snap = store.current();
     List<ServiceStatus> out = new ArrayList<>();
     for (Map.Entry<String, ServiceConfig> e : PlanProjection.services(snap.config()).entrySet()) {
@@ -598,7 +587,7 @@ public final class TrafficController implements ControlPlane {
   @Override
   public List<SwitchRecord> switches(String service) {
     Map<String, SwitchRecord> all = new LinkedHashMap<>(switchLog.byId());
-    for (Map.Entry<String, ServiceControl> e : state.services().entrySet()) {
+    for (Map.Entry<String, ServiceControl> e : writer.state().services().entrySet()) {
       for (SwitchRecord r : activeRecords(e.getValue())) {
         all.remove(r.id());
         all.put(r.id(), r);
@@ -629,7 +618,7 @@ public final class TrafficController implements ControlPlane {
    */
   public void tick() {
     Snapshot snap = store.current();
-    ControlState cs = state;
+    ControlState cs = writer.state();
     Map<String, ServiceConfig> services = PlanProjection.services(snap.config());
     Map<String, GateResult> results = new HashMap<>();
     for (Map.Entry<String, ServiceConfig> e : services.entrySet()) {
@@ -655,25 +644,23 @@ public final class TrafficController implements ControlPlane {
       ServiceConfig cfg = e.getValue();
       // The lock is fair and taken per service, so an operator's command waits for at most one
       // service's step, however many services the controller is moving.
-      lock.lock();
-      try {
-        long now = ticker.currentTimeMillis();
-        HealthView health = store.current().health();
-        controllerStep(drillStep(name, cfg, results, now));
-        controllerStep(staleProposal(name, health, snap.config()));
-        controllerStep(pendingTimeout(name, cfg, now));
-        controllerStep(rampStep(name, cfg, results, now));
-        controllerStep(ttlRestore(name, cfg, now));
-        controllerStep(detect(name, cfg, health, snap.config(), now));
-      } finally {
-        lock.unlock();
-      }
+      writer.locked(
+          () -> {
+            long now = ticker.currentTimeMillis();
+            HealthView health = store.current().health();
+            writer.controllerStep(drillStep(name, cfg, results, now));
+            writer.controllerStep(staleProposal(name, health, snap.config()));
+            writer.controllerStep(pendingTimeout(name, cfg, now));
+            writer.controllerStep(rampStep(name, cfg, results, now));
+            writer.controllerStep(ttlRestore(name, cfg, now));
+            writer.controllerStep(detect(name, cfg, health, snap.config(), now));
+          });
     }
   }
 
   private Outcome drillStep(
       String name, ServiceConfig cfg, Map<String, GateResult> results, long now) {
-    ControlState cs = state;
+    ControlState cs = writer.state();
     Drill d = cs.service(name).drill();
     if (d == null) {
       return null;
@@ -693,7 +680,7 @@ public final class TrafficController implements ControlPlane {
    * pools are not recovered any more: confirming it later would act on a condition that is gone.
    */
   private Outcome staleProposal(String name, HealthView health, SluiceConfig config) {
-    ControlState cs = state;
+    ControlState cs = writer.state();
     ServiceControl sc = cs.service(name);
     Pending p = sc.pending();
     if (p == null || p.proposal() == null) {
@@ -725,7 +712,7 @@ public final class TrafficController implements ControlPlane {
   }
 
   private Outcome pendingTimeout(String name, ServiceConfig cfg, long now) {
-    ControlState cs = state;
+    ControlState cs = writer.state();
     ServiceControl sc = cs.service(name);
     Pending p = sc.pending();
     if (p == null || now < p.expiresMillis()) {
@@ -745,7 +732,7 @@ public final class TrafficController implements ControlPlane {
 
   private Outcome rampStep(
       String name, ServiceConfig cfg, Map<String, GateResult> results, long now) {
-    ControlState cs = state;
+    ControlState cs = writer.state();
     ServiceControl sc = cs.service(name);
     Ramp r = sc.ramp();
     if (r == null || Ramp.PAUSED.equals(r.state())) {
@@ -829,7 +816,7 @@ public final class TrafficController implements ControlPlane {
   }
 
   private Outcome ttlRestore(String name, ServiceConfig cfg, long now) {
-    ControlState cs = state;
+    ControlState cs = writer.state();
     ServiceControl sc = cs.service(name);
     if (sc.shifting() || sc.shortTtlUntil() == null || now < sc.shortTtlUntil()) {
       return null;
@@ -844,7 +831,7 @@ public final class TrafficController implements ControlPlane {
 
   private Outcome detect(
       String name, ServiceConfig cfg, HealthView health, SluiceConfig config, long now) {
-    ControlState cs = state;
+    ControlState cs = writer.state();
     ServiceControl sc = cs.service(name);
     TrafficConfig tc = cfg.traffic();
     if (sc.ramp() != null
@@ -1200,146 +1187,6 @@ public final class TrafficController implements ControlPlane {
     long until =
         Math.max(now + tc.shiftTtl() * 1000, since + cfg.ttl() * 1000) + tc.ttlMargin().toMillis();
     return sc.withShortTtl(since, until);
-  }
-
-  // ---------------------------------------------------------------- applying changes
-
-  /** The next state a command or controller step produces, with what to audit. */
-  private record Outcome(
-      ControlState next,
-      String action,
-      String service,
-      String message,
-      Map<String, Object> details,
-      List<SwitchRecord> finished) {
-    Outcome(
-        ControlState next,
-        String action,
-        String service,
-        String message,
-        Map<String, Object> details) {
-      this(next, action, service, message, details, List.of());
-    }
-
-    Outcome withAction(String a) {
-      return new Outcome(next, a, service, message, details, finished);
-    }
-  }
-
-  /** A command body: validates against the current state and returns its outcome. */
-  private interface Command {
-    Outcome apply(ControlState current, long now) throws CommandRejectedException;
-  }
-
-  private CommandResult command(Actor actor, String reason, String requestId, Command c)
-      throws CommandRejectedException {
-    if (actor == null || actor.name() == null || actor.name().isBlank()) {
-      throw CommandRejectedException.invalid("actor", "is required");
-    }
-    if (requestId != null && (requestId.isBlank() || requestId.length() > 128)) {
-      throw CommandRejectedException.invalid("requestId", "must be 1..128 characters");
-    }
-    long started = System.nanoTime();
-    lock.lock();
-    try {
-      ControlState cs = state;
-      if (requestId != null) {
-        CommandResult first = cs.request(requestId);
-        if (first != null) {
-          return first;
-        }
-      }
-      Outcome o = c.apply(cs, ticker.currentTimeMillis());
-      if (o.next() == cs) {
-        return new CommandResult(store.current().version(), false, o.message());
-      }
-      return apply(actor, reason, requestId, o, started);
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  private void controllerStep(Outcome o) {
-    if (o != null && o.next() != state) {
-      apply(Actor.CONTROLLER, o.message(), null, o, System.nanoTime());
-    }
-  }
-
-  /**
-   * Publishes, persists and audits one change. The snapshot is published first so that answers
-   * change at once (a rollback is not delayed by the fsync); the command is acknowledged only after
-   * the journal record is durable, and a failed write restores the previous snapshot.
-   */
-  private CommandResult apply(
-      Actor actor, String reason, String requestId, Outcome o, long startedNanos) {
-    ControlState prev = state;
-    long before = store.current().version();
-    ControlState next = o.next().nextRevision();
-    Snapshot after = publish(next);
-    long effectiveNanos = System.nanoTime() - startedNanos;
-    CommandResult result = new CommandResult(after.version(), true, o.message());
-    if (requestId != null) {
-      next = next.withRequest(requestId, result);
-    }
-    try {
-      for (SwitchRecord r : o.finished()) {
-        SwitchRecord done = r;
-        if ("rolled-back".equals(r.outcome())) {
-          done =
-              Switches.finish(
-                  r,
-                  r.outcome(),
-                  r.endedMillis(),
-                  rollbackTiming(r, effectiveNanos, store.current().config()));
-        }
-        switchLog.append(done);
-      }
-      log.commit(json.writeValueAsBytes(next));
-    } catch (IOException e) {
-      publish(prev);
-      throw new UncheckedIOException("cannot persist the traffic state", e);
-    }
-    state = next;
-    if ("rollback".equals(o.action()) || "reject".equals(o.action())) {
-      metrics.rollback(o.service() == null ? "*" : o.service(), effectiveNanos);
-    }
-    Map<String, Object> details = new LinkedHashMap<>(o.details());
-    details.put("revision", next.revision());
-    audit.append(
-        actor,
-        o.action(),
-        o.service(),
-        reason == null ? o.message() : reason,
-        before,
-        after.version(),
-        details);
-    reportTtls(next);
-    return result;
-  }
-
-  private Map<String, Object> rollbackTiming(SwitchRecord r, long nanos, SluiceConfig config) {
-    Map<String, Object> d = new LinkedHashMap<>();
-    d.put("rollbackMillis", nanos / 1_000_000.0);
-    ServiceConfig cfg = PlanProjection.services(config).get(r.service());
-    if (cfg != null) {
-      // Resolvers may hold answers from the shift for at most the short TTL.
-      d.put("sharesRestoredByMillis", r.endedMillis() + cfg.traffic().shiftTtl() * 1000);
-    }
-    return d;
-  }
-
-  private Snapshot publish(ControlState cs) {
-    return store.update(s -> s.withTraffic(PlanProjection.project(cs, s.config())));
-  }
-
-  private void reportTtls(ControlState cs) {
-    for (Map.Entry<String, ServiceConfig> e :
-        PlanProjection.services(store.current().config()).entrySet()) {
-      metrics.servedTtl(
-          e.getKey(),
-          PlanProjection.servedTtl(
-              PlanProjection.plan(cs.service(e.getKey()), e.getValue()), e.getValue()));
-    }
   }
 
   // ---------------------------------------------------------------- helpers
