@@ -50,6 +50,7 @@ public final class TrafficController implements ControlPlane {
   private final GslbMetrics metrics;
   private final GateEvaluator gates;
   private final StateWriter writer;
+  private final Transitions transitions;
 
   TrafficController(
       SnapshotStore store,
@@ -67,6 +68,7 @@ public final class TrafficController implements ControlPlane {
     this.ticker = ticker;
     this.metrics = metrics;
     this.gates = new GateEvaluator(external);
+    this.transitions = new Transitions(metrics);
     this.writer = new StateWriter(store, log, audit, switchLog, ticker, metrics, json);
   }
 
@@ -163,7 +165,7 @@ public final class TrafficController implements ControlPlane {
                   Ramp.RUNNING,
                   false,
                   rec);
-          return startRamp(
+          return transitions.startRamp(
               cs.withCounter(id), name, cfg, sc.withPending(null), r, now, "ramp-start", d);
         });
   }
@@ -267,7 +269,7 @@ public final class TrafficController implements ControlPlane {
                     false,
                     rec);
           }
-          return startRamp(
+          return transitions.startRamp(
               cs.withCounter(id),
               name,
               cfg,
@@ -296,9 +298,9 @@ public final class TrafficController implements ControlPlane {
           Ramp r = sc.ramp();
           SwitchRecord rec = Switches.step(r.record(), "aborted", r.percent(r.index()), now, null);
           rec = Switches.finish(rec, "aborted", now, Map.of());
-          ServiceControl next = settle(sc, r).withPending(null);
+          ServiceControl next = Transitions.settle(sc, r).withPending(null);
           next =
-              endShift(next.markStable(cs.revision() + 1), cfg, now)
+              Transitions.endShift(next.markStable(cs.revision() + 1), cfg, now)
                   .withCooldownUntil(now + cfg.traffic().cooldown().toMillis());
           return new Outcome(
               cs.withService(name, next),
@@ -340,7 +342,7 @@ public final class TrafficController implements ControlPlane {
               continue;
             }
             touched.add(name);
-            for (SwitchRecord r : activeRecords(sc)) {
+            for (SwitchRecord r : Transitions.activeRecords(sc)) {
               finished.add(
                   Switches.finish(
                       Switches.step(r, "rolled-back", 0, now, null),
@@ -349,9 +351,9 @@ public final class TrafficController implements ControlPlane {
                       Map.of("rollbackBy", "operator")));
             }
             ServiceControl restored = sc.restoreStable();
-            restored = beginShift(restored, now);
+            restored = Transitions.beginShift(restored, now);
             restored =
-                endShift(restored, cfg, now)
+                Transitions.endShift(restored, cfg, now)
                     .withCooldownUntil(now + cfg.traffic().cooldown().toMillis());
             next = next.withService(name, restored);
           }
@@ -420,8 +422,8 @@ public final class TrafficController implements ControlPlane {
             throw CommandRejectedException.conflict(name + " has nothing waiting for confirmation");
           }
           return accept
-              ? acceptPending(cs, name, cfg, now)
-              : rejectPending(cs, name, cfg, now, "rejected by operator");
+              ? transitions.acceptPending(cs, name, cfg, now)
+              : transitions.rejectPending(cs, name, cfg, now, "rejected by operator");
         });
   }
 
@@ -482,7 +484,7 @@ public final class TrafficController implements ControlPlane {
                   now,
                   now + seconds * 1000,
                   rec);
-          ServiceControl next = beginShift(sc.withDrill(d), now);
+          ServiceControl next = Transitions.beginShift(sc.withDrill(d), now);
           return new Outcome(
               cs.withCounter(id).withService(name, next),
               "drill-start",
@@ -505,7 +507,7 @@ public final class TrafficController implements ControlPlane {
           if (cs.service(name).drill() == null) {
             throw CommandRejectedException.conflict(name + " has no drill in progress");
           }
-          return endDrill(cs, name, cfg, now, "stopped", null);
+          return transitions.endDrill(cs, name, cfg, now, "stopped", null);
         });
   }
 
@@ -588,7 +590,7 @@ public final class TrafficController implements ControlPlane {
   public List<SwitchRecord> switches(String service) {
     Map<String, SwitchRecord> all = new LinkedHashMap<>(switchLog.byId());
     for (Map.Entry<String, ServiceControl> e : writer.state().services().entrySet()) {
-      for (SwitchRecord r : activeRecords(e.getValue())) {
+      for (SwitchRecord r : Transitions.activeRecords(e.getValue())) {
         all.remove(r.id());
         all.put(r.id(), r);
       }
@@ -667,10 +669,10 @@ public final class TrafficController implements ControlPlane {
     }
     GateResult g = results.get(d.id());
     if (g != null && !g.passed()) {
-      return endDrill(cs, name, cfg, now, "failed", g);
+      return transitions.endDrill(cs, name, cfg, now, "failed", g);
     }
     if (now >= d.endsMillis()) {
-      return endDrill(cs, name, cfg, now, "passed", g);
+      return transitions.endDrill(cs, name, cfg, now, "passed", g);
     }
     return null;
   }
@@ -722,10 +724,11 @@ public final class TrafficController implements ControlPlane {
       if (cs.frozen() || sc.frozen()) {
         return null;
       }
-      Outcome o = acceptPending(cs, name, cfg, now);
+      Outcome o = transitions.acceptPending(cs, name, cfg, now);
       return o.withAction("confirm-timeout-proceed");
     }
-    return rejectPending(
+    return transitions
+        .rejectPending(
             cs, name, cfg, now, "no confirmation within " + cfg.traffic().confirmTimeout())
         .withAction("confirm-timeout-reject");
   }
@@ -772,9 +775,9 @@ public final class TrafficController implements ControlPlane {
                     r.record(), "window-passed", r.percent(r.index()), now, g.measured()));
     if (r.lastStep()) {
       SwitchRecord rec = Switches.finish(good.record(), "completed", now, Map.of());
-      ServiceControl next = settle(sc, good).withPending(null);
+      ServiceControl next = Transitions.settle(sc, good).withPending(null);
       next =
-          endShift(next.markStable(cs.revision() + 1), cfg, now)
+          Transitions.endShift(next.markStable(cs.revision() + 1), cfg, now)
               .withCooldownUntil(now + cfg.traffic().cooldown().toMillis());
       return new Outcome(
           cs.withService(name, next),
@@ -812,7 +815,7 @@ public final class TrafficController implements ControlPlane {
           p.summary(),
           Map.of("ramp", r.id(), "gates", g.measured()));
     }
-    return advance(cs, name, sc, good, now, "ramp-step", g.measured());
+    return transitions.advance(cs, name, sc, good, now, "ramp-step", g.measured());
   }
 
   private Outcome ttlRestore(String name, ServiceConfig cfg, long now) {
@@ -923,7 +926,7 @@ public final class TrafficController implements ControlPlane {
             p.summary(),
             Map.of("down", newlyDown, "to", to, "verdicts", evidence));
       }
-      return startRamp(
+      return transitions.startRamp(
           base,
           name,
           cfg,
@@ -1000,7 +1003,7 @@ public final class TrafficController implements ControlPlane {
             Map.of("shift", s.id(), "verdicts", upEvidence));
       }
       ServiceControl without = s2.withShifts(sc.shifts().stream().filter(x -> x != s).toList());
-      return startRamp(
+      return transitions.startRamp(
           base,
           name,
           cfg,
@@ -1011,182 +1014,6 @@ public final class TrafficController implements ControlPlane {
           Map.of("shift", s.id(), "verdicts", upEvidence));
     }
     return null;
-  }
-
-  // ---------------------------------------------------------------- transitions
-
-  private Outcome startRamp(
-      ControlState cs,
-      String name,
-      ServiceConfig cfg,
-      ServiceControl sc,
-      Ramp r,
-      long now,
-      String action,
-      Map<String, Object> details) {
-    Ramp first = r.at(0, now);
-    first = first.withRecord(Switches.step(r.record(), "step", r.percent(0), now, null));
-    metrics.rampStep(name, r.percent(0));
-    ServiceControl next = beginShift(sc.withRamp(first), now);
-    return new Outcome(
-        cs.withService(name, next),
-        action,
-        name,
-        r.kind() + " ramp started at " + r.percent(0) + "%",
-        withRamp(details, r.id()));
-  }
-
-  private Outcome advance(
-      ControlState cs,
-      String name,
-      ServiceControl sc,
-      Ramp r,
-      long now,
-      String action,
-      Map<String, Object> gateValues) {
-    Ramp next = r.at(r.index() + 1, now).withState(Ramp.RUNNING);
-    next = next.withRecord(Switches.step(r.record(), "step", r.percent(r.index() + 1), now, null));
-    metrics.rampStep(name, r.percent(r.index() + 1));
-    Map<String, Object> d = new LinkedHashMap<>();
-    d.put("ramp", r.id());
-    d.put("percent", r.percent(r.index() + 1));
-    if (gateValues != null) {
-      d.put("gates", gateValues);
-    }
-    return new Outcome(
-        cs.withService(name, sc.withRamp(next).withPending(null)),
-        action,
-        name,
-        r.kind() + " ramp at " + r.percent(r.index() + 1) + "%",
-        d);
-  }
-
-  private Outcome acceptPending(ControlState cs, String name, ServiceConfig cfg, long now) {
-    ServiceControl sc = cs.service(name);
-    Pending p = sc.pending();
-    if (p != null && p.proposal() != null) {
-      Ramp r = p.proposal().at(-1, now);
-      ServiceControl base = sc.withPending(null);
-      if ("failback".equals(p.kind())) {
-        base =
-            base.withShifts(
-                sc.shifts().stream().filter(s -> !s.id().equals(r.shift().id())).toList());
-      }
-      return startRamp(cs, name, cfg, base, r, now, "confirm", Map.of("accepted", p.summary()));
-    }
-    Ramp r = sc.ramp();
-    if (r.lastStep()) {
-      return new Outcome(
-          cs.withService(name, sc.withRamp(r.withState(Ramp.RUNNING)).withPending(null)),
-          "confirm",
-          name,
-          "ramp resumed",
-          Map.of("ramp", r.id()));
-    }
-    return advance(cs, name, sc, r, now, "confirm", null);
-  }
-
-  private Outcome rejectPending(
-      ControlState cs, String name, ServiceConfig cfg, long now, String why) {
-    ServiceControl sc = cs.service(name);
-    long cooldown = now + cfg.traffic().cooldown().toMillis();
-    Pending p = sc.pending();
-    if (p != null && p.proposal() != null) {
-      SwitchRecord rec =
-          Switches.finish(p.proposal().record(), "rejected", now, Map.of("why", why));
-      return new Outcome(
-          cs.withService(name, sc.withPending(null).withCooldownUntil(cooldown)),
-          "reject",
-          name,
-          "rejected: " + p.summary(),
-          Map.of("rejected", p.summary(), "why", why),
-          List.of(rec));
-    }
-    List<SwitchRecord> finished = new ArrayList<>();
-    for (SwitchRecord r : activeRecords(sc)) {
-      finished.add(
-          Switches.finish(
-              Switches.step(r, "rolled-back", 0, now, null),
-              "rolled-back",
-              now,
-              Map.of("why", why)));
-    }
-    ServiceControl restored = endShift(sc.restoreStable(), cfg, now).withCooldownUntil(cooldown);
-    return new Outcome(
-        cs.withService(name, restored),
-        "reject",
-        name,
-        "ramp rejected and rolled back: " + why,
-        Map.of("why", why),
-        finished);
-  }
-
-  private Outcome endDrill(
-      ControlState cs, String name, ServiceConfig cfg, long now, String result, GateResult g) {
-    ServiceControl sc = cs.service(name);
-    Drill d = sc.drill();
-    SwitchRecord rec =
-        Switches.step(
-            d.record(),
-            result.equals("failed") ? "gate-failed" : "restored",
-            0,
-            now,
-            g == null ? null : g.measured());
-    Map<String, Object> extra = new LinkedHashMap<>();
-    extra.put("result", result);
-    if (g != null && g.failure() != null) {
-      extra.put("failure", g.failure());
-    }
-    rec = Switches.finish(rec, "drill-" + result, now, extra);
-    ServiceControl next = endShift(sc.withDrill(null), cfg, now);
-    Map<String, Object> details = new LinkedHashMap<>(extra);
-    details.put("drill", d.id());
-    if (g != null) {
-      details.put("gates", g.measured());
-    }
-    return new Outcome(
-        cs.withService(name, next),
-        "drill-end",
-        name,
-        "drill " + result + ", traffic restored",
-        details,
-        List.of(rec));
-  }
-
-  /** Makes the ramp's current position the settled plan. */
-  private static ServiceControl settle(ServiceControl sc, Ramp r) {
-    ServiceControl next = sc.withRamp(null);
-    if (r.toWeights() != null) {
-      return next.withWeights(r.weightsAt(r.index()));
-    }
-    List<Shift> shifts = new ArrayList<>(sc.shifts());
-    shifts.removeIf(s -> s.id().equals(r.shift().id()));
-    Shift now = r.currentShift();
-    if (now.percent() > 0) {
-      shifts.add(now);
-    }
-    return next.withShifts(shifts);
-  }
-
-  /** Starts serving the short TTL (or keeps it), since a shift is starting. */
-  private static ServiceControl beginShift(ServiceControl sc, long now) {
-    return sc.withShortTtl(sc.shortTtlSince() == null ? now : sc.shortTtlSince(), null);
-  }
-
-  /**
-   * A shift ended: the short TTL stays until every answer handed out since the shift began has
-   * expired (short ones: {@code now + shiftTtl}; long ones from before the shift: {@code since +
-   * ttl}) plus the margin. Kept open while another ramp or drill still runs.
-   */
-  private static ServiceControl endShift(ServiceControl sc, ServiceConfig cfg, long now) {
-    if (sc.shifting()) {
-      return sc;
-    }
-    long since = sc.shortTtlSince() == null ? now : sc.shortTtlSince();
-    TrafficConfig tc = cfg.traffic();
-    long until =
-        Math.max(now + tc.shiftTtl() * 1000, since + cfg.ttl() * 1000) + tc.ttlMargin().toMillis();
-    return sc.withShortTtl(since, until);
   }
 
   // ---------------------------------------------------------------- helpers
@@ -1229,17 +1056,6 @@ public final class TrafficController implements ControlPlane {
     return out;
   }
 
-  private static List<SwitchRecord> activeRecords(ServiceControl sc) {
-    List<SwitchRecord> out = new ArrayList<>();
-    if (sc.ramp() != null) {
-      out.add(sc.ramp().record());
-    }
-    if (sc.drill() != null) {
-      out.add(sc.drill().record());
-    }
-    return out;
-  }
-
   private static List<String> concat(List<String> a, List<String> b) {
     List<String> out = new ArrayList<>(a);
     out.addAll(b);
@@ -1274,11 +1090,5 @@ public final class TrafficController implements ControlPlane {
     }
     d.put("gates", g);
     return d;
-  }
-
-  private static Map<String, Object> withRamp(Map<String, Object> d, String id) {
-    Map<String, Object> out = new LinkedHashMap<>(d);
-    out.put("ramp", id);
-    return out;
   }
 }
