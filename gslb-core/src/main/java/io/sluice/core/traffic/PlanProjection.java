@@ -10,6 +10,7 @@ import io.sluice.core.state.TrafficState;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,6 +30,15 @@ final class PlanProjection {
       for (ServiceConfig s : z.services()) {
         out.put(s.fqdn(z.origin()), s);
       }
+    }
+    return out;
+  }
+
+  /** The names of a service's pools, in configured order. */
+  static Set<String> poolNames(ServiceConfig cfg) {
+    Set<String> out = new LinkedHashSet<>();
+    for (ServicePoolConfig sp : cfg.pools()) {
+      out.add(sp.pool());
     }
     return out;
   }

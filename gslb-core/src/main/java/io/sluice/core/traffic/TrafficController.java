@@ -16,7 +16,6 @@ import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.ControlPlane;
 import io.sluice.core.control.ServiceStatus;
 import io.sluice.core.control.SwitchRecord;
-import io.sluice.core.health.HealthView;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ServicePlan;
@@ -29,28 +28,26 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * The traffic controller and the {@link ControlPlane} implementation. Operator commands and the
- * controller's own steps ({@link #tick}) are validated, turned into the next {@link ControlState},
- * published to the {@link SnapshotStore} (so answers change at once), made durable in the {@link
- * DurableLog} and audited, all before they are acknowledged. One writer at a time; the query path
- * only ever reads snapshots. Time comes from the injected {@link Ticker}, so tests step it.
+ * The traffic controller and the {@link ControlPlane} implementation: validates operator commands
+ * and runs the controller's own steps ({@link #tick}, see {@link ControllerSteps}). Every change
+ * becomes the next {@link ControlState}, published to the {@link SnapshotStore} (so answers change
+ * at once), made durable in the {@link DurableLog} and audited before it is acknowledged, by one
+ * {@link StateWriter}; the query path only ever reads snapshots. Time comes from the injected
+ * {@link Ticker}, so tests step it.
  */
 public final class TrafficController implements ControlPlane {
   private final SnapshotStore store;
   private final FileAuditLog audit;
   private final SwitchLog switchLog;
-  private final Ticker ticker;
-  private final GslbMetrics metrics;
-  private final GateEvaluator gates;
   private final StateWriter writer;
   private final Transitions transitions;
+  private final ControllerSteps steps;
 
   TrafficController(
       SnapshotStore store,
@@ -65,11 +62,11 @@ public final class TrafficController implements ControlPlane {
     this.store = store;
     this.audit = audit;
     this.switchLog = switchLog;
-    this.ticker = ticker;
-    this.metrics = metrics;
-    this.gates = new GateEvaluator(external);
     this.transitions = new Transitions(metrics);
     this.writer = new StateWriter(store, log, audit, switchLog, ticker, metrics, json);
+    this.steps =
+        new ControllerSteps(
+            store, writer, transitions, new GateEvaluator(external), metrics, ticker);
   }
 
   /** The durable state now in effect. */
@@ -99,7 +96,7 @@ public final class TrafficController implements ControlPlane {
             throw CommandRejectedException.invalid(
                 "weights", "at least one pool weight is required");
           }
-          Set<String> pools = poolNames(cfg);
+          Set<String> pools = PlanProjection.poolNames(cfg);
           for (Map.Entry<String, Integer> e : weights.entrySet()) {
             String f = "weights." + e.getKey();
             if (!pools.contains(e.getKey())) {
@@ -145,8 +142,11 @@ public final class TrafficController implements ControlPlane {
                   List.copyOf(current.keySet()),
                   List.copyOf(weights.keySet()),
                   now,
-                  recordDetails(
-                      tc, current.keySet(), Map.of("fromWeights", current, "toWeights", target)));
+                  SwitchDetails.conditions(
+                      store.current().config(),
+                      tc,
+                      current.keySet(),
+                      Map.of("fromWeights", current, "toWeights", target)));
           Ramp r =
               new Ramp(
                   "ramp-" + id,
@@ -187,7 +187,7 @@ public final class TrafficController implements ControlPlane {
         (cs, now) -> {
           String name = serviceName(service);
           ServiceConfig cfg = serviceConfig(name);
-          Set<String> pools = poolNames(cfg);
+          Set<String> pools = PlanProjection.poolNames(cfg);
           CommandChecks.pools("from", from, pools, name);
           CommandChecks.pools("to", to, pools, name);
           for (int i = 0; i < to.size(); i++) {
@@ -225,7 +225,8 @@ public final class TrafficController implements ControlPlane {
                   from,
                   to,
                   now,
-                  recordDetails(tc, concat(from, to), Map.of()));
+                  SwitchDetails.conditions(
+                      store.current().config(), tc, SwitchDetails.concat(from, to), Map.of()));
           Ramp r;
           ServiceControl base = sc.withPending(null);
           if (reverse != null) {
@@ -444,7 +445,7 @@ public final class TrafficController implements ControlPlane {
         (cs, now) -> {
           String name = serviceName(service);
           ServiceConfig cfg = serviceConfig(name);
-          Set<String> pools = poolNames(cfg);
+          Set<String> pools = PlanProjection.poolNames(cfg);
           CommandChecks.pools("to", to, pools, name);
           double pct = percent == 0 ? 5 : percent;
           if (Double.isNaN(pct) || pct <= 0 || pct > 50) {
@@ -474,8 +475,11 @@ public final class TrafficController implements ControlPlane {
                   from,
                   to,
                   now,
-                  recordDetails(
-                      cfg.traffic(), concat(from, to), Map.of("timeBoxSeconds", seconds)));
+                  SwitchDetails.conditions(
+                      store.current().config(),
+                      cfg.traffic(),
+                      SwitchDetails.concat(from, to),
+                      Map.of("timeBoxSeconds", seconds)));
           rec = Switches.step(rec, "step", pct, now, null);
           Drill d =
               new Drill(
@@ -612,408 +616,9 @@ public final class TrafficController implements ControlPlane {
 
   // ---------------------------------------------------------------- the controller's own steps
 
-  /**
-   * One controller step over every service: drill time boxes and gates, confirmation timeouts, ramp
-   * gates and windows, TTL restore, and failover/failback detection from the health verdicts. Gates
-   * (which may call an external metric over HTTP) are evaluated before the writer lock is taken, so
-   * a slow metric never delays an operator's rollback.
-   */
+  /** One controller step over every service; see {@link ControllerSteps#tick()}. */
   public void tick() {
-    Snapshot snap = store.current();
-    ControlState cs = writer.state();
-    Map<String, ServiceConfig> services = PlanProjection.services(snap.config());
-    Map<String, GateResult> results = new HashMap<>();
-    for (Map.Entry<String, ServiceConfig> e : services.entrySet()) {
-      ServiceControl sc = cs.service(e.getKey());
-      if (sc.ramp() != null && !Ramp.PAUSED.equals(sc.ramp().state())) {
-        results.put(
-            sc.ramp().id(),
-            gates.evaluate(
-                snap.config(), snap.health(), sc.ramp().targets(), e.getValue().traffic().gates()));
-      }
-      if (sc.drill() != null) {
-        results.put(
-            sc.drill().id(),
-            gates.evaluate(
-                snap.config(),
-                snap.health(),
-                sc.drill().shift().to(),
-                e.getValue().traffic().gates()));
-      }
-    }
-    for (Map.Entry<String, ServiceConfig> e : services.entrySet()) {
-      String name = e.getKey();
-      ServiceConfig cfg = e.getValue();
-      // The lock is fair and taken per service, so an operator's command waits for at most one
-      // service's step, however many services the controller is moving.
-      writer.locked(
-          () -> {
-            long now = ticker.currentTimeMillis();
-            HealthView health = store.current().health();
-            writer.controllerStep(drillStep(name, cfg, results, now));
-            writer.controllerStep(staleProposal(name, health, snap.config()));
-            writer.controllerStep(pendingTimeout(name, cfg, now));
-            writer.controllerStep(rampStep(name, cfg, results, now));
-            writer.controllerStep(ttlRestore(name, cfg, now));
-            writer.controllerStep(detect(name, cfg, health, snap.config(), now));
-          });
-    }
-  }
-
-  private Outcome drillStep(
-      String name, ServiceConfig cfg, Map<String, GateResult> results, long now) {
-    ControlState cs = writer.state();
-    Drill d = cs.service(name).drill();
-    if (d == null) {
-      return null;
-    }
-    GateResult g = results.get(d.id());
-    if (g != null && !g.passed()) {
-      return transitions.endDrill(cs, name, cfg, now, "failed", g);
-    }
-    if (now >= d.endsMillis()) {
-      return transitions.endDrill(cs, name, cfg, now, "passed", g);
-    }
-    return null;
-  }
-
-  /**
-   * Withdraws a proposed failover whose pools are no longer all down, or a proposed failback whose
-   * pools are not recovered any more: confirming it later would act on a condition that is gone.
-   */
-  private Outcome staleProposal(String name, HealthView health, SluiceConfig config) {
-    ControlState cs = writer.state();
-    ServiceControl sc = cs.service(name);
-    Pending p = sc.pending();
-    if (p == null || p.proposal() == null) {
-      return null;
-    }
-    Map<String, Object> evidence = new LinkedHashMap<>();
-    boolean holds =
-        "start".equals(p.kind())
-            ? p.proposal().shift().from().stream()
-                .allMatch(pool -> PoolHealth.down(config, health, pool, evidence))
-            : p.proposal().shift().from().stream()
-                .allMatch(pool -> PoolHealth.recovered(config, health, pool, evidence));
-    if (holds) {
-      return null;
-    }
-    SwitchRecord rec =
-        Switches.finish(
-            p.proposal().record(),
-            "withdrawn",
-            ticker.currentTimeMillis(),
-            Map.of("why", "the condition cleared before confirmation"));
-    return new Outcome(
-        cs.withService(name, sc.withPending(null).withNotice(null)),
-        "proposal-withdrawn",
-        name,
-        "withdrawn: " + p.summary() + " (the condition cleared)",
-        Map.of("withdrawn", p.summary()),
-        List.of(rec));
-  }
-
-  private Outcome pendingTimeout(String name, ServiceConfig cfg, long now) {
-    ControlState cs = writer.state();
-    ServiceControl sc = cs.service(name);
-    Pending p = sc.pending();
-    if (p == null || now < p.expiresMillis()) {
-      return null;
-    }
-    if ("proceed".equals(cfg.traffic().onConfirmTimeout())) {
-      if (cs.frozen() || sc.frozen()) {
-        return null;
-      }
-      Outcome o = transitions.acceptPending(cs, name, cfg, now);
-      return o.withAction("confirm-timeout-proceed");
-    }
-    return transitions
-        .rejectPending(
-            cs, name, cfg, now, "no confirmation within " + cfg.traffic().confirmTimeout())
-        .withAction("confirm-timeout-reject");
-  }
-
-  private Outcome rampStep(
-      String name, ServiceConfig cfg, Map<String, GateResult> results, long now) {
-    ControlState cs = writer.state();
-    ServiceControl sc = cs.service(name);
-    Ramp r = sc.ramp();
-    if (r == null || Ramp.PAUSED.equals(r.state())) {
-      return null;
-    }
-    GateResult g = results.get(r.id());
-    if (g == null) {
-      return null; // started after this tick's gates were measured
-    }
-    if (!g.passed()) {
-      int back = r.lastGood();
-      Ramp paused = r.at(back, now).withState(Ramp.PAUSED);
-      paused =
-          paused.withRecord(
-              Switches.step(r.record(), "gate-failed", r.percent(back), now, g.measured()));
-      metrics.rampStep(name, r.percent(back));
-      Map<String, Object> d = new LinkedHashMap<>();
-      d.put("ramp", r.id());
-      d.put("failure", g.failure());
-      d.put("measured", g.measured());
-      d.put("fromPercent", r.percent(r.index()));
-      d.put("toPercent", r.percent(back));
-      return new Outcome(
-          cs.withService(name, sc.withRamp(paused).withPending(null)),
-          "gate-failed",
-          name,
-          g.failure(),
-          d);
-    }
-    if (!Ramp.RUNNING.equals(r.state()) || now - r.stepSinceMillis() < r.windowMillis()) {
-      return null;
-    }
-    Ramp good =
-        r.withLastGood(r.index())
-            .withRecord(
-                Switches.step(
-                    r.record(), "window-passed", r.percent(r.index()), now, g.measured()));
-    if (r.lastStep()) {
-      SwitchRecord rec = Switches.finish(good.record(), "completed", now, Map.of());
-      ServiceControl next = Transitions.settle(sc, good).withPending(null);
-      next =
-          Transitions.endShift(next.markStable(cs.revision() + 1), cfg, now)
-              .withCooldownUntil(now + cfg.traffic().cooldown().toMillis());
-      return new Outcome(
-          cs.withService(name, next),
-          "ramp-complete",
-          name,
-          r.kind() + " ramp complete",
-          Map.of("ramp", r.id(), "gates", g.measured()),
-          List.of(rec));
-    }
-    if (cs.frozen() || sc.frozen()) {
-      if (r.lastGood() == r.index()) {
-        return null;
-      }
-      return new Outcome(
-          cs.withService(name, sc.withRamp(good)),
-          "ramp-held",
-          name,
-          "window passed; frozen, not advancing",
-          Map.of("ramp", r.id(), "gates", g.measured()));
-    }
-    if (r.confirmEachStep()) {
-      Ramp waiting = good.withState(Ramp.AWAITING_CONFIRM);
-      double nextPct = r.percent(r.index() + 1);
-      Pending p =
-          new Pending(
-              "step",
-              "advance " + r.kind() + " to " + nextPct + "%",
-              now,
-              now + cfg.traffic().confirmTimeout().toMillis(),
-              null);
-      return new Outcome(
-          cs.withService(name, sc.withRamp(waiting).withPending(p)),
-          "step-proposed",
-          name,
-          p.summary(),
-          Map.of("ramp", r.id(), "gates", g.measured()));
-    }
-    return transitions.advance(cs, name, sc, good, now, "ramp-step", g.measured());
-  }
-
-  private Outcome ttlRestore(String name, ServiceConfig cfg, long now) {
-    ControlState cs = writer.state();
-    ServiceControl sc = cs.service(name);
-    if (sc.shifting() || sc.shortTtlUntil() == null || now < sc.shortTtlUntil()) {
-      return null;
-    }
-    return new Outcome(
-        cs.withService(name, sc.withShortTtl(null, null)),
-        "ttl-restored",
-        name,
-        "serving the configured TTL " + cfg.ttl() + " s again",
-        Map.of("ttl", cfg.ttl()));
-  }
-
-  private Outcome detect(
-      String name, ServiceConfig cfg, HealthView health, SluiceConfig config, long now) {
-    ControlState cs = writer.state();
-    ServiceControl sc = cs.service(name);
-    TrafficConfig tc = cfg.traffic();
-    if (sc.ramp() != null
-        || sc.drill() != null
-        || sc.pending() != null
-        || cs.frozen()
-        || sc.frozen()
-        || now < sc.cooldownUntilMillis()) {
-      return null;
-    }
-    List<String> pools = new ArrayList<>(poolNames(cfg));
-    Set<String> movedAway = new HashSet<>();
-    for (Shift s : sc.shifts()) {
-      if (s.percent() > 0) {
-        movedAway.addAll(s.from());
-      }
-    }
-    List<String> down = new ArrayList<>();
-    Map<String, Object> evidence = new LinkedHashMap<>();
-    for (String p : pools) {
-      if (PoolHealth.down(config, health, p, evidence)) {
-        down.add(p);
-      }
-    }
-    List<String> newlyDown = new ArrayList<>(down);
-    newlyDown.removeAll(movedAway);
-    long id = cs.counter() + 1;
-    if (!newlyDown.isEmpty()) {
-      List<String> to = new ArrayList<>(pools);
-      to.removeAll(down);
-      to.removeAll(movedAway);
-      to.removeIf(cs.drained()::contains);
-      String notice = "failover:" + newlyDown + "->" + to;
-      if (to.isEmpty() || "manual".equals(tc.mode())) {
-        if (notice.equals(sc.notice())) {
-          return null;
-        }
-        String why = to.isEmpty() ? "no usable pool to fail over to" : "mode is manual";
-        return new Outcome(
-            cs.withService(name, sc.withNotice(notice)),
-            "failover-needed",
-            name,
-            newlyDown + " down; " + why,
-            Map.of("down", newlyDown, "verdicts", evidence));
-      }
-      SwitchRecord rec =
-          Switches.start(
-              "sw-" + id,
-              name,
-              "failover",
-              newlyDown,
-              to,
-              now,
-              recordDetails(tc, concat(newlyDown, to), Map.of("verdicts", evidence)));
-      boolean confirm = "auto-with-confirm".equals(tc.mode());
-      boolean confirmSteps = confirm && "step".equals(tc.confirm());
-      Ramp r =
-          new Ramp(
-              "ramp-" + id,
-              "failover",
-              "failover",
-              new Shift("failover-" + id, newlyDown, to, 0),
-              null,
-              null,
-              0,
-              100,
-              tc.steps(),
-              -1,
-              -1,
-              now,
-              tc.window().toMillis(),
-              Ramp.RUNNING,
-              confirmSteps,
-              rec);
-      ControlState base = cs.withCounter(id);
-      ServiceControl s2 = sc.withNotice(notice);
-      if (confirm) {
-        Pending p =
-            new Pending(
-                "start",
-                "fail over " + newlyDown + " to " + to,
-                now,
-                now + tc.confirmTimeout().toMillis(),
-                r);
-        return new Outcome(
-            base.withService(name, s2.withPending(p)),
-            "failover-proposed",
-            name,
-            p.summary(),
-            Map.of("down", newlyDown, "to", to, "verdicts", evidence));
-      }
-      return transitions.startRamp(
-          base,
-          name,
-          cfg,
-          s2,
-          r,
-          now,
-          "failover-start",
-          Map.of("down", newlyDown, "to", to, "verdicts", evidence));
-    }
-    for (Shift s : sc.shifts()) {
-      if (!s.id().startsWith("failover-") || s.percent() == 0) {
-        continue;
-      }
-      Map<String, Object> upEvidence = new LinkedHashMap<>();
-      if (!s.from().stream().allMatch(p -> PoolHealth.recovered(config, health, p, upEvidence))) {
-        continue;
-      }
-      String notice = "failback:" + s.id();
-      if ("manual".equals(tc.mode())) {
-        if (notice.equals(sc.notice())) {
-          return null;
-        }
-        return new Outcome(
-            cs.withService(name, sc.withNotice(notice)),
-            "failback-possible",
-            name,
-            s.from() + " recovered; mode is manual",
-            Map.of("shift", s.id(), "verdicts", upEvidence));
-      }
-      SwitchRecord rec =
-          Switches.start(
-              "sw-" + id,
-              name,
-              "failback",
-              s.to(),
-              s.from(),
-              now,
-              recordDetails(tc, concat(s.from(), s.to()), Map.of("verdicts", upEvidence)));
-      boolean withConfirm = "auto-with-confirm".equals(tc.mode());
-      boolean confirmSteps = withConfirm && "step".equals(tc.confirm());
-      Ramp r =
-          new Ramp(
-              "ramp-" + id,
-              "failback",
-              "failback",
-              s,
-              null,
-              null,
-              s.percent(),
-              0,
-              tc.steps(),
-              -1,
-              -1,
-              now,
-              tc.window().toMillis(),
-              Ramp.RUNNING,
-              confirmSteps,
-              rec);
-      ControlState base = cs.withCounter(id);
-      ServiceControl s2 = sc.withNotice(notice);
-      if (!tc.autoFailback() || withConfirm) {
-        Pending p =
-            new Pending(
-                "failback",
-                "fail back to " + s.from(),
-                now,
-                now + tc.confirmTimeout().toMillis(),
-                r);
-        return new Outcome(
-            base.withService(name, s2.withPending(p)),
-            "failback-proposed",
-            name,
-            p.summary(),
-            Map.of("shift", s.id(), "verdicts", upEvidence));
-      }
-      ServiceControl without = s2.withShifts(sc.shifts().stream().filter(x -> x != s).toList());
-      return transitions.startRamp(
-          base,
-          name,
-          cfg,
-          without,
-          r,
-          now,
-          "failback-start",
-          Map.of("shift", s.id(), "verdicts", upEvidence));
-    }
-    return null;
+    steps.tick();
   }
 
   // ---------------------------------------------------------------- helpers
@@ -1040,55 +645,11 @@ public final class TrafficController implements ControlPlane {
     return cfg;
   }
 
-  private static Set<String> poolNames(ServiceConfig cfg) {
-    Set<String> out = new LinkedHashSet<>();
-    for (ServicePoolConfig sp : cfg.pools()) {
-      out.add(sp.pool());
-    }
-    return out;
-  }
-
   private static Map<String, Integer> effectiveWeights(ServiceControl sc, ServiceConfig cfg) {
     Map<String, Integer> out = new LinkedHashMap<>();
     for (ServicePoolConfig sp : cfg.pools()) {
       out.put(sp.pool(), sc.weights().getOrDefault(sp.pool(), sp.weight()));
     }
     return out;
-  }
-
-  private static List<String> concat(List<String> a, List<String> b) {
-    List<String> out = new ArrayList<>(a);
-    out.addAll(b);
-    return out;
-  }
-
-  /** What a switch record keeps of its conditions: mode, steps, window, gates, regions touched. */
-  private Map<String, Object> recordDetails(
-      TrafficConfig tc, java.util.Collection<String> pools, Map<String, Object> extra) {
-    Map<String, Object> d = new LinkedHashMap<>(extra);
-    SluiceConfig config = store.current().config();
-    java.util.TreeSet<String> regions = new java.util.TreeSet<>();
-    for (String p : pools) {
-      PoolConfig pc = config.pools().get(p);
-      if (pc != null && pc.region() != null) {
-        regions.add(pc.region());
-      }
-    }
-    d.put("affectedRegions", List.copyOf(regions));
-    d.put("mode", tc.mode());
-    d.put("steps", tc.steps());
-    d.put("windowMillis", tc.window().toMillis());
-    Map<String, Object> g = new LinkedHashMap<>();
-    g.put("requireUp", tc.gates().requireUp());
-    g.put("maxErrorRate", tc.gates().maxErrorRate());
-    if (tc.gates().maxP99Millis() != null) {
-      g.put("maxP99Millis", tc.gates().maxP99Millis());
-    }
-    if (tc.gates().external() != null) {
-      g.put("externalQuery", tc.gates().external().query());
-      g.put("externalMax", tc.gates().external().max());
-    }
-    d.put("gates", g);
-    return d;
   }
 }
