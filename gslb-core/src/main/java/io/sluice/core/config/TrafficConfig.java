@@ -6,7 +6,9 @@ import java.util.Locale;
 
 /**
  * How traffic shifts for one service: mode, ramp steps and observation window, cooldown, the TTL
- * served while shifting, and whether failback is automatic.
+ * served while shifting, whether failback is automatic, the gates of every step, how long a
+ * proposed step waits for confirmation and what happens then, the margin before the long TTL
+ * returns, and whether auto-with-confirm asks for each step or once for the whole move.
  */
 public record TrafficConfig(
     String mode,
@@ -14,7 +16,12 @@ public record TrafficConfig(
     Duration window,
     Duration cooldown,
     Long shiftTtl,
-    Boolean autoFailback) {
+    Boolean autoFailback,
+    GateConfig gates,
+    Duration confirmTimeout,
+    String onConfirmTimeout,
+    Duration ttlMargin,
+    String confirm) {
 
   public TrafficConfig {
     mode = mode == null ? "auto" : mode.toLowerCase(Locale.ROOT);
@@ -23,6 +30,23 @@ public record TrafficConfig(
     cooldown = cooldown == null ? Duration.ofSeconds(60) : cooldown;
     shiftTtl = shiftTtl == null ? 10L : shiftTtl;
     autoFailback = autoFailback == null ? Boolean.FALSE : autoFailback;
+    gates = gates == null ? GateConfig.defaults() : gates;
+    confirmTimeout = confirmTimeout == null ? Duration.ofMinutes(10) : confirmTimeout;
+    onConfirmTimeout =
+        onConfirmTimeout == null ? "reject" : onConfirmTimeout.toLowerCase(Locale.ROOT);
+    ttlMargin = ttlMargin == null ? Duration.ofSeconds(5) : ttlMargin;
+    confirm = confirm == null ? "step" : confirm.toLowerCase(Locale.ROOT);
+  }
+
+  /** The settings of the first release, with defaults for everything added since. */
+  public TrafficConfig(
+      String mode,
+      List<Integer> steps,
+      Duration window,
+      Duration cooldown,
+      Long shiftTtl,
+      Boolean autoFailback) {
+    this(mode, steps, window, cooldown, shiftTtl, autoFailback, null, null, null, null, null);
   }
 
   public static TrafficConfig defaults() {
@@ -58,5 +82,20 @@ public record TrafficConfig(
       p.add(Problems.child(path, "cooldown"), "must not be negative");
     }
     p.range(Problems.child(path, "shiftTtl"), shiftTtl, 0, Integer.MAX_VALUE);
+    gates.validate(Problems.child(path, "gates"), p);
+    if (confirmTimeout.isNegative() || confirmTimeout.isZero()) {
+      p.add(Problems.child(path, "confirmTimeout"), "must be above 0");
+    }
+    if (!List.of("reject", "proceed").contains(onConfirmTimeout)) {
+      p.add(
+          Problems.child(path, "onConfirmTimeout"),
+          "must be one of reject, proceed; was '" + onConfirmTimeout + "'");
+    }
+    if (!List.of("step", "move").contains(confirm)) {
+      p.add(Problems.child(path, "confirm"), "must be one of step, move; was '" + confirm + "'");
+    }
+    if (ttlMargin.isNegative()) {
+      p.add(Problems.child(path, "ttlMargin"), "must not be negative");
+    }
   }
 }

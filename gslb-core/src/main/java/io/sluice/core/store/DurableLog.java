@@ -1,0 +1,19 @@
+package io.sluice.core.store;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.Optional;
+
+/**
+ * A durable register of whole-state records: {@link #commit} returns only once the record would
+ * survive a crash, and {@link #recover} returns the last committed record. Kept this narrow so a
+ * replicated store can stand in for the embedded file-based one.
+ */
+public interface DurableLog extends Closeable {
+
+  /** The last committed record, or empty when nothing was ever committed. */
+  Optional<byte[]> recover() throws IOException;
+
+  /** Durably records {@code state} as the newest record before returning. */
+  void commit(byte[] state) throws IOException;
+}

@@ -1,0 +1,52 @@
+package io.sluice.core.store;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Optional;
+
+/**
+ * A file holding one framed record, replaced atomically: written to a temporary file, forced,
+ * renamed over the old one, then the directory is forced, so a reader sees either the old or the
+ * new content, never a mix.
+ */
+final class SnapshotFile {
+  private final Path file;
+  private final Path temp;
+
+  SnapshotFile(Path file) {
+    this.file = file;
+    this.temp = file.resolveSibling(file.getFileName() + ".tmp");
+  }
+
+  void write(byte[] payload) throws IOException {
+    try (RandomAccessFile f = new RandomAccessFile(temp.toFile(), "rw")) {
+      f.setLength(0);
+      ByteBuffer b = RecordCodec.frame(payload);
+      f.write(b.array(), 0, b.limit());
+      f.getFD().sync();
+    }
+    Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    Directories.fsync(file.getParent());
+  }
+
+  /** The stored payload; a damaged file is an error, since it was only ever replaced whole. */
+  Optional<byte[]> read() throws IOException {
+    byte[] all;
+    try {
+      all = Files.readAllBytes(file);
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+    ByteBuffer b = ByteBuffer.wrap(all);
+    byte[] payload = RecordCodec.next(b);
+    if (payload == null || b.hasRemaining()) {
+      throw new IOException("snapshot file " + file + " is damaged (bad length or checksum)");
+    }
+    return Optional.of(payload);
+  }
+}

@@ -1,0 +1,655 @@
+package io.sluice.core.traffic;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.core.audit.FileAuditLog;
+import io.sluice.core.config.DomainNames;
+import io.sluice.core.config.PoolConfig;
+import io.sluice.core.config.ServiceConfig;
+import io.sluice.core.config.ServicePoolConfig;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.TrafficConfig;
+import io.sluice.core.control.Actor;
+import io.sluice.core.control.AuditEvent;
+import io.sluice.core.control.AuditQuery;
+import io.sluice.core.control.CommandRejectedException;
+import io.sluice.core.control.CommandResult;
+import io.sluice.core.control.ControlPlane;
+import io.sluice.core.control.ServiceStatus;
+import io.sluice.core.control.SwitchRecord;
+import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.Ticker;
+import io.sluice.core.state.ServicePlan;
+import io.sluice.core.state.Shift;
+import io.sluice.core.state.Snapshot;
+import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.store.DurableLog;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The traffic controller and the {@link ControlPlane} implementation: validates operator commands
+ * and runs the controller's own steps ({@link #tick}, see {@link ControllerSteps}). Every change
+ * becomes the next {@link ControlState}, published to the {@link SnapshotStore} (so answers change
+ * at once), made durable in the {@link DurableLog} and audited before it is acknowledged, by one
+ * {@link StateWriter}; the query path only ever reads snapshots. Time comes from the injected
+ * {@link Ticker}, so tests step it.
+ */
+public final class TrafficController implements ControlPlane {
+  private final SnapshotStore store;
+  private final FileAuditLog audit;
+  private final SwitchLog switchLog;
+  private final StateWriter writer;
+  private final Transitions transitions;
+  private final ControllerSteps steps;
+
+  TrafficController(
+      SnapshotStore store,
+      DurableLog log,
+      FileAuditLog audit,
+      SwitchLog switchLog,
+      Ticker ticker,
+      GslbMetrics metrics,
+      ExternalMetric external,
+      ObjectMapper json)
+      throws IOException {
+    this.store = store;
+    this.audit = audit;
+    this.switchLog = switchLog;
+    this.transitions = new Transitions(metrics);
+    this.writer = new StateWriter(store, log, audit, switchLog, ticker, metrics, json);
+    this.steps =
+        new ControllerSteps(
+            store, writer, transitions, new GateEvaluator(external), metrics, ticker);
+  }
+
+  /** The durable state now in effect. */
+  public ControlState state() {
+    return writer.state();
+  }
+
+  // ---------------------------------------------------------------- operator commands
+
+  @Override
+  public CommandResult setWeights(
+      Actor actor,
+      String service,
+      Map<String, Integer> weights,
+      boolean ramp,
+      String reason,
+      String requestId)
+      throws CommandRejectedException {
+    return writer.command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          String name = serviceName(service);
+          ServiceConfig cfg = serviceConfig(name);
+          if (weights == null || weights.isEmpty()) {
+            throw CommandRejectedException.invalid(
+                "weights", "at least one pool weight is required");
+          }
+          Set<String> pools = PlanProjection.poolNames(cfg);
+          for (Map.Entry<String, Integer> e : weights.entrySet()) {
+            String f = "weights." + e.getKey();
+            if (!pools.contains(e.getKey())) {
+              throw CommandRejectedException.invalid(
+                  f,
+                  "pool '" + e.getKey() + "' is not a pool of " + name + " (pools: " + pools + ")");
+            }
+            if (e.getValue() == null || e.getValue() < 0 || e.getValue() > 65535) {
+              throw CommandRejectedException.invalid(f, "must be 0..65535, was " + e.getValue());
+            }
+          }
+          ServiceControl sc = cs.service(name);
+          Map<String, Integer> current = effectiveWeights(sc, cfg);
+          Map<String, Integer> target = new HashMap<>(current);
+          target.putAll(weights);
+          if (target.values().stream().allMatch(w -> w == 0)) {
+            throw CommandRejectedException.invalid(
+                "weights", "weights would all be zero: no pool could be chosen");
+          }
+          Map<String, Object> d = Map.of("weights", weights, "ramp", ramp);
+          if (!ramp) {
+            if (sc.ramp() != null && sc.ramp().toWeights() != null) {
+              throw CommandRejectedException.conflict(
+                  name + " has a weights ramp in progress; abort or roll it back first");
+            }
+            ServiceControl next = sc.withWeights(target);
+            if (!sc.shifting()) {
+              next = next.markStable(cs.revision() + 1);
+            }
+            return new Outcome(cs.withService(name, next), "set-weights", name, "weights set", d);
+          }
+          if (sc.ramp() != null || sc.drill() != null) {
+            throw CommandRejectedException.conflict(
+                name + " already has a " + (sc.ramp() != null ? "ramp" : "drill") + " in progress");
+          }
+          long id = cs.counter() + 1;
+          TrafficConfig tc = cfg.traffic();
+          SwitchRecord rec =
+              Switches.start(
+                  "sw-" + id,
+                  name,
+                  "weights",
+                  List.copyOf(current.keySet()),
+                  List.copyOf(weights.keySet()),
+                  now,
+                  SwitchDetails.conditions(
+                      store.current().config(),
+                      tc,
+                      current.keySet(),
+                      Map.of("fromWeights", current, "toWeights", target)));
+          Ramp r =
+              new Ramp(
+                  "ramp-" + id,
+                  "weights",
+                  "weights",
+                  null,
+                  current,
+                  target,
+                  0,
+                  100,
+                  tc.steps(),
+                  -1,
+                  -1,
+                  now,
+                  tc.window().toMillis(),
+                  Ramp.RUNNING,
+                  false,
+                  rec);
+          return transitions.startRamp(
+              cs.withCounter(id), name, cfg, sc.withPending(null), r, now, "ramp-start", d);
+        });
+  }
+
+  @Override
+  public CommandResult startMove(
+      Actor actor,
+      String service,
+      List<String> from,
+      List<String> to,
+      List<Integer> steps,
+      String reason,
+      String requestId)
+      throws CommandRejectedException {
+    return writer.command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          String name = serviceName(service);
+          ServiceConfig cfg = serviceConfig(name);
+          Set<String> pools = PlanProjection.poolNames(cfg);
+          CommandChecks.pools("from", from, pools, name);
+          CommandChecks.pools("to", to, pools, name);
+          for (int i = 0; i < to.size(); i++) {
+            if (from.contains(to.get(i))) {
+              throw CommandRejectedException.invalid(
+                  "to[" + i + "]", "pool '" + to.get(i) + "' is also in from");
+            }
+          }
+          List<Integer> st = steps == null || steps.isEmpty() ? cfg.traffic().steps() : steps;
+          CommandChecks.steps(st);
+          ServiceControl sc = cs.service(name);
+          if (sc.ramp() != null || sc.drill() != null) {
+            throw CommandRejectedException.conflict(
+                name
+                    + " already has a "
+                    + (sc.ramp() != null ? "ramp" : "drill")
+                    + " in progress; roll back or abort it first");
+          }
+          long id = cs.counter() + 1;
+          TrafficConfig tc = cfg.traffic();
+          // Moving back what a settled shift moved ramps that shift down instead of stacking a
+          // second one against it.
+          Shift reverse = null;
+          for (Shift s : sc.shifts()) {
+            if (Set.copyOf(s.from()).equals(Set.copyOf(to))
+                && Set.copyOf(s.to()).equals(Set.copyOf(from))) {
+              reverse = s;
+            }
+          }
+          SwitchRecord rec =
+              Switches.start(
+                  "sw-" + id,
+                  name,
+                  "maintenance",
+                  from,
+                  to,
+                  now,
+                  SwitchDetails.conditions(
+                      store.current().config(), tc, SwitchDetails.concat(from, to), Map.of()));
+          Ramp r;
+          ServiceControl base = sc.withPending(null);
+          if (reverse != null) {
+            Shift rs = reverse;
+            base = base.withShifts(sc.shifts().stream().filter(s -> s != rs).toList());
+            r =
+                new Ramp(
+                    "ramp-" + id,
+                    "move",
+                    "maintenance",
+                    reverse,
+                    null,
+                    null,
+                    reverse.percent(),
+                    0,
+                    st,
+                    -1,
+                    -1,
+                    now,
+                    tc.window().toMillis(),
+                    Ramp.RUNNING,
+                    false,
+                    rec);
+          } else {
+            r =
+                new Ramp(
+                    "ramp-" + id,
+                    "move",
+                    "maintenance",
+                    new Shift("move-" + id, from, to, 0),
+                    null,
+                    null,
+                    0,
+                    100,
+                    st,
+                    -1,
+                    -1,
+                    now,
+                    tc.window().toMillis(),
+                    Ramp.RUNNING,
+                    false,
+                    rec);
+          }
+          return transitions.startRamp(
+              cs.withCounter(id),
+              name,
+              cfg,
+              base,
+              r,
+              now,
+              "move-start",
+              Map.of("from", from, "to", to, "steps", st));
+        });
+  }
+
+  @Override
+  public CommandResult abortMove(Actor actor, String service, String reason, String requestId)
+      throws CommandRejectedException {
+    return writer.command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          String name = serviceName(service);
+          ServiceConfig cfg = serviceConfig(name);
+          ServiceControl sc = cs.service(name);
+          if (sc.ramp() == null) {
+            throw CommandRejectedException.conflict(name + " has no ramp in progress");
+          }
+          Ramp r = sc.ramp();
+          SwitchRecord rec = Switches.step(r.record(), "aborted", r.percent(r.index()), now, null);
+          rec = Switches.finish(rec, "aborted", now, Map.of());
+          ServiceControl next = Transitions.settle(sc, r).withPending(null);
+          next =
+              Transitions.endShift(next.markStable(cs.revision() + 1), cfg, now)
+                  .withCooldownUntil(now + cfg.traffic().cooldown().toMillis());
+          return new Outcome(
+              cs.withService(name, next),
+              "move-abort",
+              name,
+              "ramp aborted at " + r.percent(r.index()) + "%",
+              Map.of("ramp", r.id()),
+              List.of(rec));
+        });
+  }
+
+  @Override
+  public CommandResult rollback(Actor actor, String service, String reason, String requestId)
+      throws CommandRejectedException {
+    return writer.command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          List<String> names;
+          if (service == null) {
+            names = new ArrayList<>(PlanProjection.services(store.current().config()).keySet());
+          } else {
+            names = List.of(serviceName(service));
+            serviceConfig(names.get(0));
+          }
+          ControlState next = cs;
+          List<SwitchRecord> finished = new ArrayList<>();
+          List<String> touched = new ArrayList<>();
+          for (String name : names) {
+            ServiceConfig cfg = serviceConfig(name);
+            ServiceControl sc = cs.service(name);
+            boolean atStable =
+                !sc.shifting()
+                    && sc.pending() == null
+                    && sc.weights().equals(sc.stableWeights())
+                    && sc.shifts().equals(sc.stableShifts());
+            if (atStable) {
+              continue;
+            }
+            touched.add(name);
+            for (SwitchRecord r : Transitions.activeRecords(sc)) {
+              finished.add(
+                  Switches.finish(
+                      Switches.step(r, "rolled-back", 0, now, null),
+                      "rolled-back",
+                      now,
+                      Map.of("rollbackBy", "operator")));
+            }
+            ServiceControl restored = sc.restoreStable();
+            restored = Transitions.beginShift(restored, now);
+            restored =
+                Transitions.endShift(restored, cfg, now)
+                    .withCooldownUntil(now + cfg.traffic().cooldown().toMillis());
+            next = next.withService(name, restored);
+          }
+          if (touched.isEmpty()) {
+            return new Outcome(
+                cs, "rollback", service, "already at the last stable plan", Map.of());
+          }
+          return new Outcome(
+              next,
+              "rollback",
+              service,
+              "rolled back " + touched,
+              Map.of("services", touched),
+              finished);
+        });
+  }
+
+  @Override
+  public CommandResult freeze(
+      Actor actor, String service, boolean frozen, String reason, String requestId)
+      throws CommandRejectedException {
+    return writer.command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          String action = frozen ? "freeze" : "unfreeze";
+          if (service == null) {
+            if (cs.frozen() == frozen) {
+              return new Outcome(
+                  cs, action, null, "already " + (frozen ? "frozen" : "unfrozen"), Map.of());
+            }
+            return new Outcome(
+                cs.withFrozen(frozen), action, null, "global " + action, Map.of("scope", "global"));
+          }
+          String name = serviceName(service);
+          serviceConfig(name);
+          ServiceControl sc = cs.service(name);
+          if (sc.frozen() == frozen) {
+            return new Outcome(
+                cs, action, name, "already " + (frozen ? "frozen" : "unfrozen"), Map.of());
+          }
+          return new Outcome(
+              cs.withService(name, sc.withFrozen(frozen)),
+              action,
+              name,
+              name + " " + action,
+              Map.of("scope", "service"));
+        });
+  }
+
+  @Override
+  public CommandResult confirm(
+      Actor actor, String service, boolean accept, String reason, String requestId)
+      throws CommandRejectedException {
+    return writer.command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          String name = serviceName(service);
+          ServiceConfig cfg = serviceConfig(name);
+          ServiceControl sc = cs.service(name);
+          boolean paused = sc.ramp() != null && Ramp.PAUSED.equals(sc.ramp().state());
+          if (sc.pending() == null && !paused) {
+            throw CommandRejectedException.conflict(name + " has nothing waiting for confirmation");
+          }
+          return accept
+              ? transitions.acceptPending(cs, name, cfg, now)
+              : transitions.rejectPending(cs, name, cfg, now, "rejected by operator");
+        });
+  }
+
+  @Override
+  public CommandResult startDrill(
+      Actor actor,
+      String service,
+      List<String> to,
+      double percent,
+      long seconds,
+      String reason,
+      String requestId)
+      throws CommandRejectedException {
+    return writer.command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          String name = serviceName(service);
+          ServiceConfig cfg = serviceConfig(name);
+          Set<String> pools = PlanProjection.poolNames(cfg);
+          CommandChecks.pools("to", to, pools, name);
+          double pct = percent == 0 ? 5 : percent;
+          if (Double.isNaN(pct) || pct <= 0 || pct > 50) {
+            throw CommandRejectedException.invalid(
+                "percent", "must be above 0 and at most 50, was " + percent);
+          }
+          if (seconds < 1 || seconds > 86_400) {
+            throw CommandRejectedException.invalid("seconds", "must be 1..86400, was " + seconds);
+          }
+          List<String> from = new ArrayList<>(pools);
+          from.removeAll(to);
+          if (from.isEmpty()) {
+            throw CommandRejectedException.invalid(
+                "to", "a drill needs at least one pool of " + name + " left outside 'to'");
+          }
+          ServiceControl sc = cs.service(name);
+          if (sc.ramp() != null || sc.drill() != null) {
+            throw CommandRejectedException.conflict(
+                name + " already has a " + (sc.ramp() != null ? "ramp" : "drill") + " in progress");
+          }
+          long id = cs.counter() + 1;
+          SwitchRecord rec =
+              Switches.start(
+                  "sw-" + id,
+                  name,
+                  "drill",
+                  from,
+                  to,
+                  now,
+                  SwitchDetails.conditions(
+                      store.current().config(),
+                      cfg.traffic(),
+                      SwitchDetails.concat(from, to),
+                      Map.of("timeBoxSeconds", seconds)));
+          rec = Switches.step(rec, "step", pct, now, null);
+          Drill d =
+              new Drill(
+                  "drill-" + id,
+                  new Shift("drill-" + id, from, to, pct),
+                  now,
+                  now + seconds * 1000,
+                  rec);
+          ServiceControl next = Transitions.beginShift(sc.withDrill(d), now);
+          return new Outcome(
+              cs.withCounter(id).withService(name, next),
+              "drill-start",
+              name,
+              "drill of " + pct + "% to " + to + " for " + seconds + " s",
+              Map.of("to", to, "percent", pct, "seconds", seconds));
+        });
+  }
+
+  @Override
+  public CommandResult stopDrill(Actor actor, String service, String reason, String requestId)
+      throws CommandRejectedException {
+    return writer.command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          String name = serviceName(service);
+          ServiceConfig cfg = serviceConfig(name);
+          if (cs.service(name).drill() == null) {
+            throw CommandRejectedException.conflict(name + " has no drill in progress");
+          }
+          return transitions.endDrill(cs, name, cfg, now, "stopped", null);
+        });
+  }
+
+  @Override
+  public CommandResult drain(
+      Actor actor, String target, boolean drained, String reason, String requestId)
+      throws CommandRejectedException {
+    return writer.command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          if (target == null || target.isBlank()) {
+            throw CommandRejectedException.invalid(
+                "target", "is required: a pool name or pool/endpoint");
+          }
+          SluiceConfig config = store.current().config();
+          int slash = target.indexOf('/');
+          String pool = slash < 0 ? target : target.substring(0, slash);
+          PoolConfig pc = config.pools().get(pool);
+          if (pc == null) {
+            throw CommandRejectedException.invalid(
+                "target", "unknown pool '" + pool + "' (pools: " + config.pools().keySet() + ")");
+          }
+          if (slash >= 0
+              && pc.endpoints().stream()
+                  .noneMatch(e -> PoolConfig.endpointKey(pool, e).equals(target))) {
+            throw CommandRejectedException.invalid(
+                "target",
+                "pool '" + pool + "' has no endpoint '" + target.substring(slash + 1) + "'");
+          }
+          Set<String> set = new HashSet<>(cs.drained());
+          String action = drained ? "drain" : "undrain";
+          if (!(drained ? set.add(target) : set.remove(target))) {
+            return new Outcome(
+                cs,
+                action,
+                null,
+                target + " already " + (drained ? "drained" : "undrained"),
+                Map.of());
+          }
+          return new Outcome(
+              cs.withDrained(set), action, null, action + " " + target, Map.of("target", target));
+        });
+  }
+
+  // ---------------------------------------------------------------- queries
+
+  @Override
+  public List<ServiceStatus> status() {
+    ControlState cs = writer.state();
+    Snapshot snap = store.current();
+    List<ServiceStatus> out = new ArrayList<>();
+    for (Map.Entry<String, ServiceConfig> e : PlanProjection.services(snap.config()).entrySet()) {
+      ServiceConfig cfg = e.getValue();
+      ServiceControl sc = cs.service(e.getKey());
+      ServicePlan plan = PlanProjection.plan(sc, cfg);
+      out.add(
+          new ServiceStatus(
+              e.getKey(),
+              cfg.traffic().mode(),
+              sc.frozen(),
+              cs.frozen(),
+              PlanProjection.shares(plan, cfg, cs.drained()),
+              StatusMaps.ramp(sc.ramp()),
+              StatusMaps.drill(sc.drill()),
+              StatusMaps.pending(sc.pending()),
+              PlanProjection.servedTtl(plan, cfg),
+              sc.stableRevision()));
+    }
+    return out;
+  }
+
+  @Override
+  public List<AuditEvent> audit(AuditQuery query) {
+    return audit.query(query);
+  }
+
+  @Override
+  public List<SwitchRecord> switches(String service) {
+    Map<String, SwitchRecord> all = new LinkedHashMap<>(switchLog.byId());
+    for (Map.Entry<String, ServiceControl> e : writer.state().services().entrySet()) {
+      for (SwitchRecord r : Transitions.activeRecords(e.getValue())) {
+        all.remove(r.id());
+        all.put(r.id(), r);
+      }
+    }
+    List<SwitchRecord> out = new ArrayList<>();
+    for (SwitchRecord r : all.values()) {
+      if (service == null || r.service().equals(serviceNameOrRaw(service))) {
+        out.add(r);
+      }
+    }
+    out.sort((a, b) -> Long.compare(b.startedMillis(), a.startedMillis()));
+    return out;
+  }
+
+  @Override
+  public Optional<SwitchRecord> switchRecord(String id) {
+    return switches(null).stream().filter(r -> r.id().equals(id)).findFirst();
+  }
+
+  // ---------------------------------------------------------------- the controller's own steps
+
+  /** One controller step over every service; see {@link ControllerSteps#tick()}. */
+  public void tick() {
+    steps.tick();
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private String serviceName(String service) throws CommandRejectedException {
+    if (service == null || service.isBlank()) {
+      throw CommandRejectedException.invalid("service", "is required");
+    }
+    return serviceNameOrRaw(service);
+  }
+
+  private static String serviceNameOrRaw(String service) {
+    String s = DomainNames.canonical(service);
+    return s.endsWith(".") ? s : s + ".";
+  }
+
+  private ServiceConfig serviceConfig(String name) throws CommandRejectedException {
+    Map<String, ServiceConfig> all = PlanProjection.services(store.current().config());
+    ServiceConfig cfg = all.get(name);
+    if (cfg == null) {
+      throw CommandRejectedException.invalid(
+          "service", "unknown service '" + name + "' (services: " + all.keySet() + ")");
+    }
+    return cfg;
+  }
+
+  private static Map<String, Integer> effectiveWeights(ServiceControl sc, ServiceConfig cfg) {
+    Map<String, Integer> out = new LinkedHashMap<>();
+    for (ServicePoolConfig sp : cfg.pools()) {
+      out.put(sp.pool(), sc.weights().getOrDefault(sp.pool(), sp.weight()));
+    }
+    return out;
+  }
+}

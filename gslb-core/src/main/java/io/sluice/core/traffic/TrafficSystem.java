@@ -1,0 +1,162 @@
+package io.sluice.core.traffic;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.sluice.core.audit.FileAuditLog;
+import io.sluice.core.control.AuditSink;
+import io.sluice.core.control.ControlPlane;
+import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.Ticker;
+import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.store.FileDurableLog;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Opens the durable traffic state under a state directory ({@code traffic/} journal and snapshot,
+ * {@code audit/} log, {@code switches.jsonl}), restores it into the snapshot store, and runs the
+ * controller: a tick every {@code tickInterval} and one as soon as the health view changes.
+ */
+public final class TrafficSystem implements Closeable {
+  private final FileDurableLog log;
+  private final FileAuditLog audit;
+  private final SwitchLog switches;
+  private final TrafficController controller;
+  private final ScheduledExecutorService scheduler;
+
+  private TrafficSystem(
+      FileDurableLog log, FileAuditLog audit, SwitchLog switches, TrafficController controller) {
+    this.log = log;
+    this.audit = audit;
+    this.switches = switches;
+    this.controller = controller;
+    this.scheduler =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "sluice-traffic");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /** The JSON mapper used for the persisted state and switch records. */
+  static ObjectMapper mapper() {
+    return JsonMapper.builder().build();
+  }
+
+  /**
+   * Opens everything without starting the scheduler: tests and tools drive {@link
+   * TrafficController#tick()} themselves.
+   */
+  public static TrafficSystem openManual(
+      SnapshotStore store,
+      Path stateDir,
+      Ticker ticker,
+      GslbMetrics metrics,
+      ExternalMetric external)
+      throws IOException {
+    ObjectMapper json = mapper();
+    FileDurableLog log = FileDurableLog.open(stateDir.resolve("traffic"));
+    FileAuditLog audit = null;
+    SwitchLog switches = null;
+    try {
+      audit = FileAuditLog.open(stateDir.resolve("audit"), ticker);
+      switches = new SwitchLog(stateDir.resolve("switches.jsonl"), json, 1000);
+      TrafficController c =
+          new TrafficController(store, log, audit, switches, ticker, metrics, external, json);
+      return new TrafficSystem(log, audit, switches, c);
+    } catch (IOException | RuntimeException e) {
+      log.close();
+      if (audit != null) {
+        audit.close();
+      }
+      if (switches != null) {
+        switches.close();
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Opens the traffic state in {@code stateDir}, restores it into {@code store} and starts the
+   * controller, ticking every second and on every health change.
+   */
+  public static TrafficSystem open(
+      SnapshotStore store, Path stateDir, Ticker ticker, GslbMetrics metrics) throws IOException {
+    TrafficSystem sys = openManual(store, stateDir, ticker, metrics, new PrometheusMetric());
+    sys.start(store, Duration.ofSeconds(1));
+    return sys;
+  }
+
+  /** Starts ticking every {@code tickInterval} and whenever the health view changes. */
+  public void start(SnapshotStore store, Duration tickInterval) {
+    AtomicBoolean queued = new AtomicBoolean();
+    AtomicLong seenHealth = new AtomicLong(store.current().health().version());
+    Runnable tick =
+        () -> {
+          queued.set(false);
+          try {
+            controller.tick();
+          } catch (RuntimeException e) {
+            // A failed step is retried on the next tick; the scheduler must keep running.
+            System.getLogger(TrafficSystem.class.getName())
+                .log(System.Logger.Level.ERROR, "traffic controller step failed", e);
+          }
+        };
+    store.addListener(
+        s -> {
+          long hv = s.health().version();
+          if (seenHealth.getAndSet(hv) != hv
+              && !scheduler.isShutdown()
+              && queued.compareAndSet(false, true)) {
+            try {
+              scheduler.execute(tick);
+            } catch (RejectedExecutionException e) {
+              // Closed meanwhile: the listener stays registered but must never fail a writer.
+              queued.set(false);
+            }
+          }
+        });
+    scheduler.scheduleWithFixedDelay(
+        tick, tickInterval.toMillis(), tickInterval.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** The operator interface (admin API, CLI). */
+  public ControlPlane controlPlane() {
+    return controller;
+  }
+
+  /** The controller, for driving ticks directly. */
+  public TrafficController controller() {
+    return controller;
+  }
+
+  /** The durable audit log, to be shared with other components (the probe module). */
+  public AuditSink auditSink() {
+    return audit;
+  }
+
+  @Override
+  public void close() throws IOException {
+    // No interrupt: a step in progress finishes its write instead of being cut off.
+    scheduler.shutdown();
+    try {
+      if (!scheduler.awaitTermination(10, TimeUnit.SECONDS)) {
+        scheduler.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    switches.close();
+    audit.close();
+    log.close();
+  }
+}

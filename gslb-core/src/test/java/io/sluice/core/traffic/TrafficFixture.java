@@ -1,0 +1,157 @@
+package io.sluice.core.traffic;
+
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.health.EndpointHealth;
+import io.sluice.core.health.Verdict;
+import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.state.ServicePlan;
+import io.sluice.core.state.Shift;
+import io.sluice.core.state.Snapshot;
+import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.testing.ManualTicker;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One service ({@code app.example.com.}, TTL 60) over pools {@code primary} (two endpoints) and
+ * {@code standby} (one), a manual clock and a traffic system driven by explicit ticks.
+ */
+final class TrafficFixture implements AutoCloseable {
+  static final String APP = "app.example.com.";
+
+  final ManualTicker ticker = new ManualTicker();
+  final SnapshotStore store;
+  final Path dir;
+  final RecordingMetrics metrics = new RecordingMetrics();
+  final ExternalMetric external;
+  TrafficSystem system;
+
+  /** Metrics that remember the last value per service. */
+  static final class RecordingMetrics implements GslbMetrics {
+    final Map<String, Long> ttl = new ConcurrentHashMap<>();
+    final Map<String, Double> lastStep = new ConcurrentHashMap<>();
+    volatile long rollbacks;
+
+    @Override
+    public void servedTtl(String service, long t) {
+      ttl.put(service, t);
+    }
+
+    @Override
+    public void rampStep(String service, double percent) {
+      lastStep.put(service, percent);
+    }
+
+    @Override
+    public void rollback(String service, long nanos) {
+      rollbacks++;
+    }
+  }
+
+  TrafficFixture(Path dir, String traffic) throws Exception {
+    this(dir, traffic, g -> 0.0);
+  }
+
+  TrafficFixture(Path dir, String traffic, ExternalMetric external) throws Exception {
+    this.dir = dir;
+    this.external = external;
+    this.store = new SnapshotStore(Snapshot.initial(config(traffic)));
+    open();
+  }
+
+  static SluiceConfig config(String traffic) throws Exception {
+    String yaml =
+        """
+        pools:
+          primary:
+            region: eu
+            endpoints:
+              - { name: a, address: 192.0.2.1 }
+              - { name: b, address: 192.0.2.2 }
+          standby:
+            region: us
+            endpoints:
+              - { name: a, address: 198.51.100.1 }
+          spare:
+            endpoints:
+              - { name: a, address: 203.0.113.1 }
+        zones:
+          - origin: example.com.
+            soa: { mname: ns1.example.com., rname: hostmaster.example.com. }
+            ns: [ns1.example.com.]
+            services:
+              - name: app
+                ttl: 60
+                pools: [primary, standby, spare]
+                traffic:
+        """
+            + traffic.indent(10);
+    return ConfigLoader.parse(yaml, "test.yaml", Path.of("."));
+  }
+
+  void open() throws IOException {
+    system = TrafficSystem.openManual(store, dir, ticker, metrics, external);
+  }
+
+  /** Simulates a crash-free restart: closes everything and opens it again on a fresh store. */
+  TrafficFixture reopen() throws IOException {
+    system.close();
+    open();
+    return this;
+  }
+
+  TrafficController controller() {
+    return system.controller();
+  }
+
+  void health(String pool, Verdict v) {
+    health(pool, v, 0.0, Double.NaN);
+  }
+
+  void health(String pool, Verdict v, double errorRate, double p99) {
+    Map<String, EndpointHealth> m = new HashMap<>();
+    for (String ep : pool.equals("primary") ? List.of("a", "b") : List.of("a")) {
+      m.put(
+          pool + "/" + ep,
+          new EndpointHealth(
+              v, ticker.currentTimeMillis(), "test", false, Double.NaN, p99, errorRate));
+    }
+    store.update(s -> s.withHealth(s.health().withAll(m)));
+  }
+
+  void allUp() {
+    health("primary", Verdict.UP);
+    health("standby", Verdict.UP);
+    health("spare", Verdict.UP);
+  }
+
+  /** Advances the clock and runs one controller step. */
+  void tickAfter(Duration d) {
+    ticker.advance(d);
+    controller().tick();
+  }
+
+  ServicePlan plan() {
+    return store.current().traffic().plan(APP);
+  }
+
+  /** The percentage of the first shift whose id starts with {@code prefix}, or 0. */
+  double shiftPercent(String prefix) {
+    return plan().shifts().stream()
+        .filter(s -> s.id().startsWith(prefix))
+        .mapToDouble(Shift::percent)
+        .findFirst()
+        .orElse(0);
+  }
+
+  @Override
+  public void close() throws IOException {
+    system.close();
+  }
+}
