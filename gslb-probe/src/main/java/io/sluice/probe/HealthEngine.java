@@ -50,6 +50,7 @@ final class HealthEngine {
   private static final Logger LOG = LoggerFactory.getLogger(HealthEngine.class);
   static final long PUBLISH_DELAY_MS = 100;
   static final long SWEEP_NANOS = TimeUnit.SECONDS.toNanos(5);
+  private static final int CANARY_ATTEMPTS = 3;
   private static final String UNCHECKED = "no checks configured: served as up";
 
   /** One verdict change (or flap-damping hold) waiting to be audited. */
@@ -178,7 +179,13 @@ final class HealthEngine {
       canaryTargets.computeIfAbsent(
           c,
           k -> {
-            ProbeTarget t = new ProbeTarget(k, null, checks.canary(k), SWEEP_NANOS);
+            ProbeTarget t =
+                new ProbeTarget(
+                    k,
+                    null,
+                    CheckFactory.withAttempts(
+                        checks.canary(k), CANARY_ATTEMPTS, CheckFactory.CANARY_TIMEOUT),
+                    SWEEP_NANOS);
             scheduler.add(t);
             return t;
           });
@@ -233,7 +240,8 @@ final class HealthEngine {
               h.heartbeat(),
               e,
               HealthConfig.HEARTBEAT_INTERVAL,
-              HealthConfig.HEARTBEAT_TIMEOUT);
+              HealthConfig.HEARTBEAT_TIMEOUT,
+              h.attempts());
     }
     if (h.fullLink() != null) {
       st.fullLink =
@@ -243,7 +251,8 @@ final class HealthEngine {
               h.fullLink(),
               e,
               HealthConfig.FULL_LINK_INTERVAL,
-              HealthConfig.FULL_LINK_TIMEOUT);
+              HealthConfig.FULL_LINK_TIMEOUT,
+              h.attempts());
     }
     st.tracker(probes.vantage());
     return st;
@@ -255,10 +264,15 @@ final class HealthEngine {
       io.sluice.core.config.CheckConfig c,
       EndpointConfig e,
       java.time.Duration interval,
-      java.time.Duration timeout) {
+      java.time.Duration timeout,
+      int attempts) {
     ProbeTarget t =
         new ProbeTarget(
-            key, layer, checks.create(c, e.address(), timeout), c.intervalOr(interval).toNanos());
+            key,
+            layer,
+            CheckFactory.withAttempts(
+                checks.create(c, e.address(), timeout), attempts, c.timeoutOr(timeout)),
+            c.intervalOr(interval).toNanos());
     scheduler.add(t);
     return t;
   }
@@ -431,7 +445,10 @@ final class HealthEngine {
       }
       return;
     }
-    String reason = reasonFor(after, q, out.reason(), st);
+    String reason =
+        flapHold
+            ? "held " + after + " by " + out.reason() + " (now: " + q.summary() + ")"
+            : reasonFor(after, q, out.reason(), st);
     long since = after == before ? st.published.sinceMillis() : ts.ticker().currentTimeMillis();
     publish(st, health(st, after, since, reason));
     Map<String, Object> details = new LinkedHashMap<>();

@@ -4,14 +4,15 @@ import java.time.Duration;
 
 /**
  * Health checking of a pool's (or one endpoint's) endpoints: a fast heartbeat and a slow full-link
- * check, with debounce thresholds, fast confirmation, the cooldown between verdict changes and flap
- * damping. An endpoint's section replaces its pool's section as a whole.
+ * check, with debounce thresholds, tries per check run, fast confirmation, the cooldown between
+ * verdict changes and flap damping. An endpoint's section replaces its pool's section as a whole.
  */
 public record HealthConfig(
     CheckConfig heartbeat,
     CheckConfig fullLink,
     Integer downAfter,
     Integer upAfter,
+    Integer attempts,
     Duration fastRecheck,
     Duration cooldown,
     Integer cooldownBreak,
@@ -35,6 +36,7 @@ public record HealthConfig(
   public HealthConfig {
     downAfter = downAfter == null ? 3 : downAfter;
     upAfter = upAfter == null ? 2 : upAfter;
+    attempts = attempts == null ? 3 : attempts;
     fastRecheck = fastRecheck == null ? Duration.ofSeconds(1) : fastRecheck;
     cooldown = cooldown == null ? Duration.ofSeconds(60) : cooldown;
     cooldownBreak = cooldownBreak == null ? 6 : cooldownBreak;
@@ -46,7 +48,7 @@ public record HealthConfig(
 
   /** Thresholds and timings with the given checks. */
   public HealthConfig(CheckConfig heartbeat, CheckConfig fullLink) {
-    this(heartbeat, fullLink, null, null, null, null, null, null, null, null, null);
+    this(heartbeat, fullLink, null, null, null, null, null, null, null, null, null, null);
   }
 
   public static HealthConfig defaults() {
@@ -72,6 +74,7 @@ public record HealthConfig(
     }
     p.range(Problems.child(path, "downAfter"), downAfter, 1, 100);
     p.range(Problems.child(path, "upAfter"), upAfter, 1, 100);
+    p.range(Problems.child(path, "attempts"), attempts, 1, 10);
     positive(Problems.child(path, "fastRecheck"), fastRecheck, p);
     if (cooldown.isNegative()) {
       p.add(Problems.child(path, "cooldown"), "must not be negative");

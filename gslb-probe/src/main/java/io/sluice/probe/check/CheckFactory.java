@@ -67,6 +67,14 @@ public final class CheckFactory implements AutoCloseable {
     return new HttpCheck(group, resolver, target, c, ssl, timeout);
   }
 
+  /**
+   * {@code check} made into runs of up to {@code attempts} tries (see {@link RetryingCheck}), or
+   * {@code check} itself for one attempt.
+   */
+  public static Check withAttempts(Check check, int attempts, Duration timeout) {
+    return attempts <= 1 ? check : new RetryingCheck(check, attempts, timeout.toNanos());
+  }
+
   /** A check of one canary target as written in {@code probes.canaries}. */
   public Check canary(String spec) {
     String why = ProbeConfig.canaryProblem(spec);

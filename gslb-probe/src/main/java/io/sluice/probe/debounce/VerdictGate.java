@@ -16,8 +16,9 @@ import java.util.ArrayDeque;
  * candidate flips back within the cooldown    | held, unless cooldownBreak consecutive results
  *                                             | agree with it ("overwhelming evidence")
  * more than flapLimit changes in flapWindow   | held at the worst verdict of the window for
- *                                             | flapHoldDown, doubling on each repeat up to
- *                                             | flapHoldDownMax; only worsening gets through
+ *                                             | flapHoldDown; only worsening gets through
+ * a second change within flapWindow after a  | held again, for twice the previous hold, up
+ * hold ended                                  | to flapHoldDownMax
  * </pre>
  */
 public final class VerdictGate {
@@ -92,7 +93,12 @@ public final class VerdictGate {
         reason = "cooldown broken by " + streak + " consecutive results";
       }
     }
-    provisional = false;
+    if (provisional) {
+      // The first verdict from evidence replaces a guess; it is not a flip to cool down from.
+      provisional = false;
+      current = candidate;
+      return new Outcome(current, true, reason, 0);
+    }
     hasChanged = true;
     lastChangeNanos = nowNanos;
     lastWorse = worse;
@@ -100,13 +106,16 @@ public final class VerdictGate {
       changes.removeFirst();
     }
     changes.addLast(new long[] {nowNanos, rank(candidate)});
-    if (changes.size() > flapLimit && !held(nowNanos)) {
+    if (nowNanos - holdUntilNanos > windowNanos) {
+      holds = 0;
+    }
+    // After a hold, one change is allowed (a recovery gets through); a second one within the
+    // window means the flapping goes on, and the next, longer hold starts at once.
+    int limit = holds > 0 ? 1 : flapLimit;
+    if (changes.size() > limit && !held(nowNanos)) {
       long worst = rank(candidate);
       for (long[] c : changes) {
         worst = Math.max(worst, c[1]);
-      }
-      if (nowNanos - holdUntilNanos > windowNanos) {
-        holds = 0;
       }
       long hold = holdNanos << Math.min(holds, 20);
       holds++;
