@@ -112,6 +112,8 @@ final class HealthEngine {
     restored = verdictFile.load();
     LOG.info("probe: {}", restored.note());
     apply(s);
+    // Restored verdicts are served at once, before any check has run.
+    flush();
     ts.schedule(this::sweep, SWEEP_NANOS);
   }
 

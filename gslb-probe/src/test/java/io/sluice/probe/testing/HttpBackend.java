@@ -22,6 +22,8 @@ public final class HttpBackend implements AutoCloseable {
   private volatile String body = "{\"status\":\"ready\",\"db\":\"ok\"}";
   private volatile long delayMillis;
   private volatile String lastHost;
+  private volatile java.util.Random faults;
+  private volatile double failRatio;
   private HttpServer server;
   private int port;
 
@@ -42,6 +44,18 @@ public final class HttpBackend implements AutoCloseable {
         ex -> {
           requests.incrementAndGet();
           lastHost = ex.getRequestHeaders().getFirst("Host");
+          java.util.Random f = faults;
+          if (f != null) {
+            boolean fail;
+            synchronized (f) {
+              fail = f.nextDouble() < failRatio;
+            }
+            if (fail) {
+              ex.sendResponseHeaders(503, -1);
+              ex.close();
+              return;
+            }
+          }
           long d = delayMillis;
           if (d > 0) {
             try {
@@ -67,6 +81,12 @@ public final class HttpBackend implements AutoCloseable {
   public void answer(int status, String body) {
     this.status = status;
     this.body = body;
+  }
+
+  /** Fails {@code ratio} of requests with 503, drawn from a generator seeded with {@code seed}. */
+  public void failRandomly(double ratio, long seed) {
+    this.failRatio = ratio;
+    this.faults = new java.util.Random(seed);
   }
 
   public void delay(long millis) {
