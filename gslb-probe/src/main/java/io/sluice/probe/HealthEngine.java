@@ -16,6 +16,7 @@ import io.sluice.core.state.SnapshotStore;
 import io.sluice.probe.canary.CanaryWatch;
 import io.sluice.probe.check.CheckFactory;
 import io.sluice.probe.check.CheckResult;
+import io.sluice.probe.check.CheckSource;
 import io.sluice.probe.debounce.Layer;
 import io.sluice.probe.debounce.Observation;
 import io.sluice.probe.debounce.VantageTracker;
@@ -64,7 +65,7 @@ final class HealthEngine {
       Map<String, Object> details) {}
 
   private final TaskScheduler ts;
-  private final CheckFactory checks;
+  private final CheckSource checks;
   private final SnapshotStore store;
   private final AuditSink audit;
   private final GslbMetrics metrics;
@@ -91,7 +92,7 @@ final class HealthEngine {
 
   HealthEngine(
       TaskScheduler ts,
-      CheckFactory checks,
+      CheckSource checks,
       SnapshotStore store,
       AuditSink audit,
       GslbMetrics metrics,

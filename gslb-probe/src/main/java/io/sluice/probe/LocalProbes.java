@@ -7,6 +7,7 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.probe.check.CheckFactory;
 import io.sluice.probe.check.CheckResult;
+import io.sluice.probe.check.CheckSource;
 import io.sluice.probe.debounce.Layer;
 import io.sluice.probe.debounce.Observation;
 import io.sluice.probe.debounce.VantageTracker;
@@ -38,7 +39,7 @@ public final class LocalProbes {
   private LocalProbes(
       SluiceConfig config,
       TaskScheduler ts,
-      CheckFactory checks,
+      CheckSource checks,
       GslbMetrics metrics,
       RandomGenerator random,
       Listener listener) {
@@ -102,7 +103,7 @@ public final class LocalProbes {
   public static LocalProbes start(
       SluiceConfig config,
       TaskScheduler ts,
-      CheckFactory checks,
+      CheckSource checks,
       GslbMetrics metrics,
       RandomGenerator random,
       Listener listener) {
@@ -130,7 +131,7 @@ public final class LocalProbes {
       HealthConfig h,
       io.sluice.core.config.CheckConfig c,
       EndpointConfig e,
-      CheckFactory checks,
+      CheckSource checks,
       java.time.Duration interval,
       java.time.Duration timeout) {
     ProbeTarget t =

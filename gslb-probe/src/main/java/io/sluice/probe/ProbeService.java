@@ -7,6 +7,7 @@ import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.probe.check.CheckFactory;
+import io.sluice.probe.check.CheckSource;
 import io.sluice.probe.quorum.ReportValidator;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +21,8 @@ import java.util.random.RandomGenerator;
 public final class ProbeService implements AutoCloseable {
   private final SnapshotStore store;
   private final TaskScheduler ts;
-  private final CheckFactory checks;
+  private final CheckSource checks;
+  private final AutoCloseable ownChecks;
   private final HealthEngine engine;
   private final AutoCloseable ownScheduler;
   private volatile boolean closed;
@@ -31,11 +33,14 @@ public final class ProbeService implements AutoCloseable {
       GslbMetrics metrics,
       TaskScheduler ts,
       RandomGenerator random,
-      AutoCloseable ownScheduler) {
+      AutoCloseable ownScheduler,
+      CheckSource source) {
     this.store = store;
     this.ts = ts;
     this.ownScheduler = ownScheduler;
-    this.checks = new CheckFactory(1);
+    CheckFactory own = source == null ? new CheckFactory(1) : null;
+    this.ownChecks = own;
+    this.checks = source == null ? own : source;
     this.engine = new HealthEngine(ts, checks, store, audit, metrics, random);
   }
 
@@ -43,7 +48,7 @@ public final class ProbeService implements AutoCloseable {
   public static ProbeService start(
       SnapshotStore store, AuditSink audit, GslbMetrics metrics, Ticker ticker) {
     ExecutorTaskScheduler ts = new ExecutorTaskScheduler(ticker);
-    return start(store, audit, metrics, ts, new SplittableRandom(), ts);
+    return start(store, audit, metrics, ts, new SplittableRandom(), ts, null);
   }
 
   /**
@@ -56,17 +61,19 @@ public final class ProbeService implements AutoCloseable {
       GslbMetrics metrics,
       TaskScheduler ts,
       RandomGenerator random) {
-    return start(store, audit, metrics, ts, random, null);
+    return start(store, audit, metrics, ts, random, null, null);
   }
 
-  private static ProbeService start(
+  /** Starts probing with checks from {@code source} (load measurements use simulated checks). */
+  static ProbeService start(
       SnapshotStore store,
       AuditSink audit,
       GslbMetrics metrics,
       TaskScheduler ts,
       RandomGenerator random,
-      AutoCloseable own) {
-    ProbeService p = new ProbeService(store, audit, metrics, ts, random, own);
+      AutoCloseable own,
+      CheckSource source) {
+    ProbeService p = new ProbeService(store, audit, metrics, ts, random, own, source);
     ts.execute(p.engine::start);
     store.addListener(p::onSnapshot);
     return p;
@@ -128,6 +135,12 @@ public final class ProbeService implements AutoCloseable {
         throw new IllegalStateException(e);
       }
     }
-    checks.close();
+    if (ownChecks != null) {
+      try {
+        ownChecks.close();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }
   }
 }

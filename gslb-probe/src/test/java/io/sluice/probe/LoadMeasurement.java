@@ -16,8 +16,10 @@ import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.probe.testing.HttpBackend;
+import io.sluice.probe.testing.NettyBackend;
 import io.sluice.probe.testing.TcpBackend;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,10 +73,10 @@ class LoadMeasurement {
             }
           }
         };
-    try (HttpBackend http = new HttpBackend();
-        TcpBackend tcp = new TcpBackend()) {
+    try (NettyBackend backend = new NettyBackend()) {
       HealthConfig h =
-          new HealthConfig(CheckConfig.tcp(tcp.port()), CheckConfig.http(http.port(), "/ready"));
+          new HealthConfig(
+              CheckConfig.tcp(backend.port()), CheckConfig.http(backend.port(), "/ready"));
       SluiceConfig c = config(state, 100, 100, h);
       SnapshotStore store = new SnapshotStore(Snapshot.initial(c));
       long t0 = System.nanoTime();
@@ -101,6 +103,73 @@ class LoadMeasurement {
         assertEquals(10_000, up);
         assertTrue(s.status().lagP99Millis() < 1000);
       }
+    }
+  }
+
+  @Test
+  void tenThousandEndpointsWithSimulatedChecksKeepSchedule() throws Exception {
+    // The probe engine alone: every check "answers" after 2 ms on a timer, no sockets.
+    java.util.concurrent.ScheduledExecutorService net =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    io.sluice.probe.check.Check simulated =
+        new io.sluice.probe.check.Check() {
+          @Override
+          public java.util.concurrent.CompletableFuture<io.sluice.probe.check.CheckResult> run() {
+            var f = new java.util.concurrent.CompletableFuture<io.sluice.probe.check.CheckResult>();
+            net.schedule(
+                () -> f.complete(io.sluice.probe.check.CheckResult.pass(2_000_000)),
+                2,
+                java.util.concurrent.TimeUnit.MILLISECONDS);
+            return f;
+          }
+
+          @Override
+          public String describe() {
+            return "simulated";
+          }
+        };
+    io.sluice.probe.check.CheckSource source =
+        new io.sluice.probe.check.CheckSource() {
+          @Override
+          public io.sluice.probe.check.Check create(CheckConfig c, String a, Duration t) {
+            return simulated;
+          }
+
+          @Override
+          public io.sluice.probe.check.Check canary(String spec) {
+            return simulated;
+          }
+        };
+    LongAdder checks = new LongAdder();
+    GslbMetrics m =
+        new GslbMetrics() {
+          @Override
+          public void probeCheck(String kind, boolean ok, String reason, long nanos) {
+            checks.increment();
+          }
+        };
+    HealthConfig h = new HealthConfig(CheckConfig.tcp(1), CheckConfig.http(1, "/ready"));
+    SnapshotStore store = new SnapshotStore(Snapshot.initial(config(state, 100, 100, h)));
+    ExecutorTaskScheduler ts = new ExecutorTaskScheduler(Ticker.SYSTEM);
+    long t0 = System.nanoTime();
+    try (ProbeService s =
+        ProbeService.start(
+            store, AuditSink.NONE, m, ts, new java.util.SplittableRandom(1), ts, source)) {
+      for (int i = 1; i <= 6; i++) {
+        Thread.sleep(10_000);
+        ProbeStatus st = s.status();
+        System.out.printf(
+            "simulated t=%ds checks=%d inFlight=%d queued=%d lag p50=%.1fms p99=%.1fms max=%.1fms%n",
+            (System.nanoTime() - t0) / 1_000_000_000L,
+            checks.sum(),
+            st.inFlight(),
+            st.queued(),
+            st.lagP50Millis(),
+            st.lagP99Millis(),
+            st.lagMaxMillis());
+      }
+    } finally {
+      net.shutdownNow();
     }
   }
 

@@ -19,7 +19,7 @@ import javax.net.ssl.SSLException;
  * Builds checks that share one small Netty event loop group (no thread per target) and one resolver
  * thread for host names. Closing it stops both.
  */
-public final class CheckFactory implements AutoCloseable {
+public final class CheckFactory implements CheckSource, AutoCloseable {
   /** Timeout of canary checks. */
   public static final Duration CANARY_TIMEOUT = Duration.ofSeconds(2);
 
@@ -53,6 +53,7 @@ public final class CheckFactory implements AutoCloseable {
    * A check of {@code c} against {@code endpointAddress} (unless the check names its own address),
    * with {@code layerTimeout} unless the check sets one.
    */
+  @Override
   public Check create(CheckConfig c, String endpointAddress, Duration layerTimeout) {
     String host = c.address() != null ? c.address() : endpointAddress;
     if (host == null) {
@@ -76,6 +77,7 @@ public final class CheckFactory implements AutoCloseable {
   }
 
   /** A check of one canary target as written in {@code probes.canaries}. */
+  @Override
   public Check canary(String spec) {
     String why = ProbeConfig.canaryProblem(spec);
     if (why != null) {

@@ -25,11 +25,12 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A fast loopback HTTP backend with a deep accept queue, for load measurements where the JDK's
- * test server would be the bottleneck; TCP connect checks can use its port too.
+ * A fast loopback HTTP backend with a deep accept queue, for load measurements where the JDK's test
+ * server would be the bottleneck; TCP connect checks can use its port too.
  */
 public final class NettyBackend implements AutoCloseable {
-  private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+  private final EventLoopGroup group =
+      new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   private final Channel server;
 
   public NettyBackend() throws InterruptedException {
