@@ -321,10 +321,8 @@ final class HealthEngine {
         new Observation(
             local, t.kind(), r.ok(), r.rttMillis(), r.error(), ts.ticker().currentTimeMillis());
     st.latency.add(r.ok(), r.rttMillis());
-    boolean fast = st.tracker(local).record(t.layer(), o, now);
-    if (fast) {
-      scheduler.recheck(st.deciding(), st.health.fastRecheck().toNanos());
-    }
+    VantageTracker tracker = st.tracker(local);
+    boolean fast = tracker.record(t.layer(), o, now);
     if (t == st.deciding() && !st.checkedOnce) {
       st.checkedOnce = true;
       if (--awaitingFirstResult <= 0) {
@@ -332,6 +330,17 @@ final class HealthEngine {
       }
     }
     evaluate(st, now);
+    // While the cooldown holds back what this vantage sees, keep confirming at the fast cadence
+    // so that overwhelming evidence (cooldownBreak results in a row) can end it early.
+    Verdict opinion = tracker.opinion();
+    boolean blocked =
+        opinion == Verdict.DOWN
+            && opinion != st.gate.current()
+            && !st.gate.held(now)
+            && tracker.streakFor(opinion) < st.health.cooldownBreak();
+    if (fast || blocked) {
+      scheduler.recheck(st.deciding(), st.health.fastRecheck().toNanos());
+    }
   }
 
   /** A validated report from a remote vantage arrived at {@code receivedNanos}. */

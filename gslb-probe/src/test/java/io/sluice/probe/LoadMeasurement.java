@@ -55,7 +55,8 @@ class LoadMeasurement {
         null,
         null,
         all,
-        new ProbeConfig("node-a", null, null, null, null, null),
+        new ProbeConfig(
+            "node-a", null, null, Integer.getInteger("sluice.load.maxInFlight", 512), null, null),
         state);
   }
 

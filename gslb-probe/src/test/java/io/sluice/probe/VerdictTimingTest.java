@@ -159,6 +159,29 @@ class VerdictTimingTest {
   }
 
   @Test
+  void aBackendDyingRightAfterItsRecoveryBreaksTheCooldownQuickly() throws Exception {
+    try (ProbeHarness h = harness("")) {
+      h.until(Verdict.UP, Duration.ofMillis(100), Duration.ofSeconds(5));
+      http.stop();
+      tcp.stop();
+      h.until(Verdict.DOWN, Duration.ofMillis(100), Duration.ofSeconds(15));
+      http.restart();
+      tcp.restart();
+      h.until(Verdict.UP, Duration.ofMillis(100), Duration.ofSeconds(70));
+      // Three seconds into the new cooldown the backend dies again: six failures in a row
+      // (fast rechecks every second) are overwhelming evidence, no need to wait 60 s.
+      h.advance(Duration.ofSeconds(3));
+      http.stop();
+      tcp.stop();
+      Duration took = h.until(Verdict.DOWN, Duration.ofMillis(100), Duration.ofSeconds(20));
+      assertTrue(h.health().reason().contains("cooldown broken by 6"), h.health().reason());
+      assertTrue(
+          took.compareTo(Duration.ofSeconds(15)) <= 0,
+          "took " + took + ": " + h.audit.actions("verdict-change").get(3).details());
+    }
+  }
+
+  @Test
   void withoutCooldownUpStillNeedsTwoSuccesses() throws Exception {
     try (ProbeHarness h = harness(", cooldown: 0s")) {
       h.until(Verdict.UP, Duration.ofMillis(100), Duration.ofSeconds(5));

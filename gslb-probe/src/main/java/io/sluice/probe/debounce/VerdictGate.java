@@ -13,8 +13,9 @@ import java.util.ArrayDeque;
  * --------------------------------------------+----------------------------------------------
  * current is UNKNOWN or restored (stale)      | candidate accepted at once
  * candidate moves the same way as last change | accepted (UP-&gt;SUSPECT-&gt;DOWN is never delayed)
- * candidate flips back within the cooldown    | held, unless cooldownBreak consecutive results
- *                                             | agree with it ("overwhelming evidence")
+ * candidate flips back within the cooldown    | held; a worsening gets through after
+ *                                             | cooldownBreak consecutive failed runs
+ *                                             | ("overwhelming evidence"), a recovery never
  * more than flapLimit changes in flapWindow   | held at the worst verdict of the window for
  *                                             | flapHoldDown; only worsening gets through
  * a second change within flapWindow after a  | held again, for twice the previous hold, up
@@ -87,7 +88,9 @@ public final class VerdictGate {
     if (!provisional && hasChanged && worse != lastWorse) {
       long until = lastChangeNanos + cooldownNanos;
       if (nowNanos < until) {
-        if (cooldownBreak <= 0 || streak < cooldownBreak) {
+        // Only a failure may end a cooldown early: failing over is safe, coming back early is
+        // exactly the flapping the cooldown exists to stop.
+        if (!worse || cooldownBreak <= 0 || streak < cooldownBreak) {
           return new Outcome(current, false, "cooldown", until);
         }
         reason = "cooldown broken by " + streak + " consecutive results";

@@ -29,6 +29,7 @@ class VerdictGateTest {
     assertFalse(early.changed());
     assertEquals("cooldown", early.reason());
     assertEquals(70 * S, early.retryAtNanos());
+    assertFalse(g.propose(Verdict.UP, 50, 69 * S).changed(), "a recovery never breaks it");
     assertTrue(g.propose(Verdict.UP, 2, 70 * S).changed());
     // Failing again within the cooldown after the recovery needs 6 consecutive failures.
     assertFalse(g.propose(Verdict.DOWN, 5, 75 * S).changed());
