@@ -1,5 +1,6 @@
 package io.sluice.probe;
 
+import io.sluice.core.config.CheckConfig;
 import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.config.HealthConfig;
 import io.sluice.core.config.PoolConfig;
@@ -26,6 +27,7 @@ import io.sluice.probe.quorum.QuorumCombiner;
 import io.sluice.probe.quorum.QuorumResult;
 import io.sluice.probe.quorum.VantageOpinion;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -264,10 +266,10 @@ final class HealthEngine {
   private ProbeTarget target(
       String key,
       Layer layer,
-      io.sluice.core.config.CheckConfig c,
+      CheckConfig c,
       EndpointConfig e,
-      java.time.Duration interval,
-      java.time.Duration timeout,
+      Duration interval,
+      Duration timeout,
       int attempts) {
     ProbeTarget t =
         new ProbeTarget(
@@ -658,7 +660,6 @@ final class HealthEngine {
                 new ProbeStatus.VantageStatus(
                     v, nowMillis - at <= staleMillis, canaries.pathOk(v), at)));
     List<ProbeStatus.HeldEndpoint> held = new ArrayList<>();
-    int targets = 0;
     for (EndpointState st : endpoints.values()) {
       if (st.gate.held(now)) {
         held.add(
@@ -666,7 +667,7 @@ final class HealthEngine {
                 st.key, st.gate.current().name(), toMillis(st.gate.holdUntilNanos(), now)));
       }
     }
-    targets = scheduler.targets();
+    int targets = scheduler.targets();
     ScheduleLag.Summary lag = scheduler.lag();
     status =
         new ProbeStatus(

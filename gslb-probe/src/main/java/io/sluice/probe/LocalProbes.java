@@ -1,5 +1,6 @@
 package io.sluice.probe;
 
+import io.sluice.core.config.CheckConfig;
 import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.config.HealthConfig;
 import io.sluice.core.config.PoolConfig;
@@ -11,8 +12,11 @@ import io.sluice.probe.check.CheckSource;
 import io.sluice.probe.debounce.Layer;
 import io.sluice.probe.debounce.Observation;
 import io.sluice.probe.debounce.VantageTracker;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 
 /**
@@ -108,14 +112,14 @@ public final class LocalProbes {
       RandomGenerator random,
       Listener listener) {
     LocalProbes[] out = new LocalProbes[1];
-    java.util.concurrent.CountDownLatch built = new java.util.concurrent.CountDownLatch(1);
+    CountDownLatch built = new CountDownLatch(1);
     ts.execute(
         () -> {
           out[0] = new LocalProbes(config, ts, checks, metrics, random, listener);
           built.countDown();
         });
     try {
-      if (!built.await(10, java.util.concurrent.TimeUnit.SECONDS)) {
+      if (!built.await(10, TimeUnit.SECONDS)) {
         throw new IllegalStateException("the probe thread did not start");
       }
     } catch (InterruptedException e) {
@@ -129,11 +133,11 @@ public final class LocalProbes {
       String key,
       Layer layer,
       HealthConfig h,
-      io.sluice.core.config.CheckConfig c,
+      CheckConfig c,
       EndpointConfig e,
       CheckSource checks,
-      java.time.Duration interval,
-      java.time.Duration timeout) {
+      Duration interval,
+      Duration timeout) {
     ProbeTarget t =
         new ProbeTarget(
             key,

@@ -46,8 +46,11 @@ final class ProbeScheduler {
   private final RandomGenerator random;
   private final ResultHandler handler;
   private final Map<ProbeTarget, Slot> slots = new IdentityHashMap<>();
-  private final ArrayDeque<long[]> waitingDue = new ArrayDeque<>();
-  private final ArrayDeque<Slot> waiting = new ArrayDeque<>();
+
+  /** A run that found every in-flight slot taken, with the time it was due. */
+  private record Waiting(Slot slot, long due) {}
+
+  private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
   private final ScheduleLag lag = new ScheduleLag();
   private int inFlight;
   private long completed;
@@ -124,8 +127,7 @@ final class ProbeScheduler {
     }
     if (inFlight >= maxInFlight) {
       s.running = true;
-      waiting.addLast(s);
-      waitingDue.addLast(new long[] {due});
+      waiting.addLast(new Waiting(s, due));
       return;
     }
     launch(s, due);
@@ -156,11 +158,10 @@ final class ProbeScheduler {
       handler.onResult(s.target, r);
     }
     while (inFlight < maxInFlight && !waiting.isEmpty()) {
-      Slot w = waiting.removeFirst();
-      long due = waitingDue.removeFirst()[0];
-      w.running = false;
-      if (!w.removed) {
-        launch(w, due);
+      Waiting w = waiting.removeFirst();
+      w.slot().running = false;
+      if (!w.slot().removed) {
+        launch(w.slot(), w.due());
       }
     }
     if (s.rerun && !s.removed) {

@@ -60,6 +60,14 @@ class LoadMeasurement {
         state);
   }
 
+  /** CPU time of this whole process (the probe and the loopback backend it checks). */
+  private static double cpuSeconds() {
+    return ((com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+            .getProcessCpuTime()
+        / 1e9;
+  }
+
   @Test
   void tenThousandEndpointsTimesTwoChecksKeepSchedule() throws Exception {
     LongAdder checks = new LongAdder();
@@ -86,7 +94,8 @@ class LoadMeasurement {
           Thread.sleep(10_000);
           ProbeStatus st = s.status();
           System.out.printf(
-              "load t=%ds checks=%d failed=%d inFlight=%d queued=%d lag p50=%.1fms p99=%.1fms max=%.1fms%n",
+              "load t=%ds checks=%d failed=%d inFlight=%d queued=%d lag p50=%.1fms p99=%.1fms"
+                  + " max=%.1fms cpu=%.1fs%n",
               (System.nanoTime() - t0) / 1_000_000_000L,
               checks.sum(),
               failed.sum(),
@@ -94,7 +103,8 @@ class LoadMeasurement {
               st.queued(),
               st.lagP50Millis(),
               st.lagP99Millis(),
-              st.lagMaxMillis());
+              st.lagMaxMillis(),
+              cpuSeconds());
         }
         long up =
             store.current().health().all().values().stream()

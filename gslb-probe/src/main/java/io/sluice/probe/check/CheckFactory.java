@@ -6,10 +6,12 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import io.sluice.core.config.Addresses;
 import io.sluice.core.config.CheckConfig;
 import io.sluice.core.config.ProbeConfig;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -105,9 +107,9 @@ public final class CheckFactory implements CheckSource, AutoCloseable {
             port,
             path,
             "GET",
-            io.sluice.core.config.Addresses.isLiteral(host) ? null : host,
+            Addresses.isLiteral(host) ? null : host,
             null,
-            java.util.List.of(200, 204),
+            List.of(200, 204),
             null,
             null,
             null,

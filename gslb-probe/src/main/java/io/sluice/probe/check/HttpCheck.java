@@ -150,6 +150,14 @@ final class HttpCheck implements Check {
           }
           Channel ch = cf.channel();
           out.whenComplete((r, e) -> ch.close());
+          if (TcpConnectCheck.selfConnected(ch)) {
+            out.complete(
+                CheckResult.fail(
+                    System.nanoTime() - start,
+                    "refused",
+                    "connect " + target.authority() + ": nothing listens"));
+            return;
+          }
           ch.writeAndFlush(request());
         });
   }

@@ -1,6 +1,7 @@
 package io.sluice.probe.check;
 
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
@@ -56,7 +57,11 @@ final class TcpConnectCheck implements Check {
     f.addListener(
         (ChannelFuture cf) -> {
           long rtt = System.nanoTime() - start;
-          if (cf.isSuccess()) {
+          if (cf.isSuccess() && selfConnected(cf.channel())) {
+            cf.channel().close();
+            out.complete(
+                CheckResult.fail(rtt, "refused", "connect " + describe() + ": nothing listens"));
+          } else if (cf.isSuccess()) {
             cf.channel().close();
             out.complete(CheckResult.pass(rtt));
           } else {
@@ -66,6 +71,14 @@ final class TcpConnectCheck implements Check {
                 CheckResult.fail(rtt, reason, "connect " + describe() + ": " + message(t)));
           }
         });
+  }
+
+  /**
+   * True when a loopback connect to a closed port picked that same port as its source and connected
+   * to itself (TCP simultaneous open): nothing is listening.
+   */
+  static boolean selfConnected(Channel ch) {
+    return ch.localAddress() != null && ch.localAddress().equals(ch.remoteAddress());
   }
 
   static String reasonOf(Throwable t) {

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -70,7 +71,7 @@ public final class VerdictFile {
         "restored "
             + c.verdicts().size()
             + " verdicts saved at "
-            + java.time.Instant.ofEpochMilli(c.savedAtMillis())
+            + Instant.ofEpochMilli(c.savedAtMillis())
             + ", stale until re-checked");
   }
 
