@@ -191,7 +191,7 @@ final class HealthEngine {
                     CheckFactory.withAttempts(
                         checks.canary(k), CANARY_ATTEMPTS, CheckFactory.CANARY_TIMEOUT),
                     SWEEP_NANOS);
-            scheduler.add(t);
+            scheduler.add(t, true);
             return t;
           });
     }
@@ -246,7 +246,8 @@ final class HealthEngine {
               e,
               HealthConfig.HEARTBEAT_INTERVAL,
               HealthConfig.HEARTBEAT_TIMEOUT,
-              h.attempts());
+              h.attempts(),
+              h.fullLink() == null);
     }
     if (h.fullLink() != null) {
       st.fullLink =
@@ -257,7 +258,8 @@ final class HealthEngine {
               e,
               HealthConfig.FULL_LINK_INTERVAL,
               HealthConfig.FULL_LINK_TIMEOUT,
-              h.attempts());
+              h.attempts(),
+              true);
     }
     st.tracker(probes.vantage());
     return st;
@@ -270,7 +272,8 @@ final class HealthEngine {
       EndpointConfig e,
       Duration interval,
       Duration timeout,
-      int attempts) {
+      int attempts,
+      boolean urgent) {
     ProbeTarget t =
         new ProbeTarget(
             key,
@@ -278,7 +281,7 @@ final class HealthEngine {
             CheckFactory.withAttempts(
                 checks.create(c, e.address(), timeout), attempts, c.timeoutOr(timeout)),
             c.intervalOr(interval).toNanos());
-    scheduler.add(t);
+    scheduler.add(t, urgent);
     return t;
   }
 
@@ -607,17 +610,25 @@ final class HealthEngine {
     List<Change> events = List.copyOf(changes);
     changes.clear();
     for (Change c : events) {
-      audit.append(
-          Actor.PROBE,
-          c.action(),
-          null,
-          c.reason(),
-          after.version() - 1,
-          after.version(),
-          c.details());
+      // A first "up" after start is no news: auditing it would write one event per endpoint.
+      boolean firstUp = c.from() == Verdict.UNKNOWN && c.to() == Verdict.UP;
+      if (!firstUp) {
+        audit.append(
+            Actor.PROBE,
+            c.action(),
+            null,
+            c.reason(),
+            after.version() - 1,
+            after.version(),
+            c.details());
+      }
       if (c.key() != null && c.from() != c.to()) {
         metrics.verdictChange(c.key(), c.from().name(), c.to().name());
-        LOG.info("verdict {}: {} -> {} ({})", c.key(), c.from(), c.to(), c.reason());
+        if (firstUp) {
+          LOG.debug("verdict {}: {} -> {} ({})", c.key(), c.from(), c.to(), c.reason());
+        } else {
+          LOG.info("verdict {}: {} -> {} ({})", c.key(), c.from(), c.to(), c.reason());
+        }
       } else if (c.key() != null) {
         LOG.warn("{} {}: {}", c.action(), c.key(), c.reason());
       }

@@ -99,7 +99,8 @@ public final class LocalProbes {
               c,
               null,
               CheckFactory.withAttempts(checks.canary(c), 3, CheckFactory.CANARY_TIMEOUT),
-              HealthEngine.SWEEP_NANOS));
+              HealthEngine.SWEEP_NANOS),
+          true);
     }
   }
 
@@ -145,7 +146,7 @@ public final class LocalProbes {
             CheckFactory.withAttempts(
                 checks.create(c, e.address(), timeout), h.attempts(), c.timeoutOr(timeout)),
             c.intervalOr(interval).toNanos());
-    scheduler.add(t);
+    scheduler.add(t, layer == Layer.FULL_LINK || h.fullLink() == null);
     return t;
   }
 

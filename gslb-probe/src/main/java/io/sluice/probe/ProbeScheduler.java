@@ -68,11 +68,19 @@ final class ProbeScheduler {
     this.handler = handler;
   }
 
-  void add(ProbeTarget t) {
+  /**
+   * Schedules {@code t}. An {@code urgent} target (one that decides verdicts, or a canary) runs
+   * within the first second, as part of the initial round; any other starts at a random point of
+   * its first interval and then keeps that phase, so the initial round is not twice as large.
+   */
+  void add(ProbeTarget t, boolean urgent) {
     Slot s = new Slot(t);
     slots.put(t, s);
-    long first = (long) (random.nextDouble() * Math.min(t.intervalNanos(), FIRST_ROUND_NANOS));
-    scheduleRegular(s, now() + first);
+    long spread = urgent ? Math.min(t.intervalNanos(), FIRST_ROUND_NANOS) : t.intervalNanos();
+    if (!urgent) {
+      s.runs = 1;
+    }
+    scheduleRegular(s, now() + (long) (random.nextDouble() * spread));
   }
 
   void remove(ProbeTarget t) {

@@ -80,7 +80,8 @@ class VerdictTimingTest {
       assertTrue(spent.compareTo(Duration.ofSeconds(15)) <= 0, "took " + spent);
       assertTrue(h.health().reason().contains("full-link failing"), h.health().reason());
 
-      AuditEvent down = h.audit.actions("verdict-change").get(1);
+      // The first "up" after start is not audited; the first event is the change to down.
+      AuditEvent down = h.audit.actions("verdict-change").get(0);
       assertEquals("DOWN", down.details().get("to"));
       @SuppressWarnings("unchecked")
       List<Map<String, Object>> evidence =
@@ -177,7 +178,7 @@ class VerdictTimingTest {
       assertTrue(h.health().reason().contains("cooldown broken by 6"), h.health().reason());
       assertTrue(
           took.compareTo(Duration.ofSeconds(15)) <= 0,
-          "took " + took + ": " + h.audit.actions("verdict-change").get(3).details());
+          "took " + took + ": " + h.audit.actions("verdict-change").get(2).details());
     }
   }
 
