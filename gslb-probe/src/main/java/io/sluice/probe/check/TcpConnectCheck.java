@@ -3,6 +3,8 @@ package io.sluice.probe.check;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
@@ -16,6 +18,17 @@ import java.util.concurrent.Executor;
 
 /** Passes when a TCP connection to the target is accepted within the timeout. */
 final class TcpConnectCheck implements Check {
+  /** The connection is closed at once; a reset racing that close is not worth a warning. */
+  @ChannelHandler.Sharable
+  private static final class Quiet extends ChannelInboundHandlerAdapter {
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      ctx.close();
+    }
+  }
+
+  private static final Quiet QUIET = new Quiet();
+
   private final EventLoopGroup group;
   private final Executor resolver;
   private final CheckTarget target;
@@ -52,7 +65,7 @@ final class TcpConnectCheck implements Check {
             .channel(NioSocketChannel.class)
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, timeoutMillis)
             .option(ChannelOption.SO_LINGER, 0)
-            .handler(new ChannelInboundHandlerAdapter())
+            .handler(QUIET)
             .connect(addr);
     f.addListener(
         (ChannelFuture cf) -> {
