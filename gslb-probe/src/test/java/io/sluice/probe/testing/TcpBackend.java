@@ -55,8 +55,12 @@ public final class TcpBackend implements AutoCloseable {
     if (socket != null) {
       try {
         socket.close();
+        // The accepting thread holds the listening socket open in the kernel until it wakes.
+        acceptor.join(5000);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
       socket = null;
     }
