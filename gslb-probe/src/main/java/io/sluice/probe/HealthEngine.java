@@ -457,8 +457,21 @@ final class HealthEngine {
     Verdict after = out.verdict();
     boolean flapHold = out.changed() && out.reason() != null && out.reason().startsWith("flap");
     if (after == before && !flapHold) {
-      if (st.published.stale() || st.published.verdict() != after) {
-        publish(st, health(st, after, st.published.sinceMillis(), reasonFor(after, q, null, st)));
+      // A change held back (cooldown, flap damping) is shown in the reason, so status says why.
+      String reason =
+          out.reason() == null
+              ? null
+              : "change to " + q.verdict() + " held back by " + out.reason() + "; " + q.summary();
+      if (st.published.stale()
+          || st.published.verdict() != after
+          || (reason != null && !reason.equals(st.published.reason()))) {
+        publish(
+            st,
+            health(
+                st,
+                after,
+                st.published.sinceMillis(),
+                reason != null ? reason : reasonFor(after, q, null, st)));
       }
       return;
     }

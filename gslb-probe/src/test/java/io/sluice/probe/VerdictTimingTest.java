@@ -151,6 +151,9 @@ class VerdictTimingTest {
       // Still down through the cooldown, though the backend answers again.
       h.advance(Duration.ofSeconds(55));
       assertEquals(Verdict.DOWN, h.verdict());
+      assertTrue(
+          h.health().reason().startsWith("change to UP held back by cooldown"),
+          h.health().reason());
       assertTrue(okFullLinks(h) - okBefore >= 2, "two successes already seen");
       h.until(Verdict.UP, Duration.ofMillis(100), Duration.ofSeconds(40));
       long upAt = h.health().sinceMillis();

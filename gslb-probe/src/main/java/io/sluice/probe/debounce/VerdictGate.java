@@ -82,7 +82,7 @@ public final class VerdictGate {
     }
     boolean worse = rank(candidate) > rank(current);
     if (held(nowNanos) && !worse) {
-      return new Outcome(current, false, "held by flap damping", holdUntilNanos);
+      return new Outcome(current, false, "flap damping", holdUntilNanos);
     }
     String reason = null;
     if (!provisional && hasChanged && worse != lastWorse) {
