@@ -1,5 +1,6 @@
 package io.sluice.probe;
 
+import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.AuditSink;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.spi.GslbMetrics;
@@ -26,6 +27,7 @@ public final class ProbeService implements AutoCloseable {
   private final HealthEngine engine;
   private final AutoCloseable ownScheduler;
   private volatile boolean closed;
+  private volatile ValidatorFor validator;
 
   private ProbeService(
       SnapshotStore store,
@@ -92,12 +94,24 @@ public final class ProbeService implements AutoCloseable {
    */
   public ProbeReport.Sink reportSink() {
     return report -> {
-      new ReportValidator(store.current().config())
-          .validate(report, ts.ticker().currentTimeMillis());
+      validator().validate(report, ts.ticker().currentTimeMillis());
       long received = ts.ticker().nanoTime();
       ts.execute(() -> engine.onReport(report, received));
     };
   }
+
+  /** The validator for the current configuration, rebuilt only when the configuration changes. */
+  private ReportValidator validator() {
+    SluiceConfig config = store.current().config();
+    ValidatorFor v = validator;
+    if (v == null || v.config() != config) {
+      v = new ValidatorFor(config, new ReportValidator(config));
+      validator = v;
+    }
+    return v.validator();
+  }
+
+  private record ValidatorFor(SluiceConfig config, ReportValidator validator) {}
 
   /** What the probe engine shows operators; never blocks. */
   public ProbeStatus status() {

@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,7 +23,7 @@ public final class HttpBackend implements AutoCloseable {
   private volatile String body = "{\"status\":\"ready\",\"db\":\"ok\"}";
   private volatile long delayMillis;
   private volatile String lastHost;
-  private volatile java.util.Random faults;
+  private volatile Random faults;
   private volatile double failRatio;
   private HttpServer server;
   private int port;
@@ -44,7 +45,7 @@ public final class HttpBackend implements AutoCloseable {
         ex -> {
           requests.incrementAndGet();
           lastHost = ex.getRequestHeaders().getFirst("Host");
-          java.util.Random f = faults;
+          Random f = faults;
           if (f != null) {
             boolean fail;
             synchronized (f) {
@@ -86,7 +87,7 @@ public final class HttpBackend implements AutoCloseable {
   /** Fails {@code ratio} of requests with 503, drawn from a generator seeded with {@code seed}. */
   public void failRandomly(double ratio, long seed) {
     this.failRatio = ratio;
-    this.faults = new java.util.Random(seed);
+    this.faults = new Random(seed);
   }
 
   public void delay(long millis) {
