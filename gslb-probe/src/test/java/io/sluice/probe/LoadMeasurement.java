@@ -3,6 +3,7 @@ package io.sluice.probe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.sluice.core.config.CheckConfig;
 import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.config.HealthConfig;
@@ -15,15 +16,24 @@ import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.probe.check.Check;
+import io.sluice.probe.check.CheckResult;
+import io.sluice.probe.check.CheckSource;
 import io.sluice.probe.testing.HttpBackend;
 import io.sluice.probe.testing.NettyBackend;
 import io.sluice.probe.testing.TcpBackend;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -62,8 +72,7 @@ class LoadMeasurement {
 
   /** CPU time of this whole process (the probe and the loopback backend it checks). */
   private static double cpuSeconds() {
-    return ((com.sun.management.OperatingSystemMXBean)
-                java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+    return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
             .getProcessCpuTime()
         / 1e9;
   }
@@ -120,17 +129,13 @@ class LoadMeasurement {
   @Test
   void tenThousandEndpointsWithSimulatedChecksKeepSchedule() throws Exception {
     // The probe engine alone: every check "answers" after 2 ms on a timer, no sockets.
-    java.util.concurrent.ScheduledExecutorService net =
-        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
-    io.sluice.probe.check.Check simulated =
-        new io.sluice.probe.check.Check() {
+    ScheduledExecutorService net = Executors.newSingleThreadScheduledExecutor();
+    Check simulated =
+        new Check() {
           @Override
-          public java.util.concurrent.CompletableFuture<io.sluice.probe.check.CheckResult> run() {
-            var f = new java.util.concurrent.CompletableFuture<io.sluice.probe.check.CheckResult>();
-            net.schedule(
-                () -> f.complete(io.sluice.probe.check.CheckResult.pass(2_000_000)),
-                2,
-                java.util.concurrent.TimeUnit.MILLISECONDS);
+          public CompletableFuture<CheckResult> run() {
+            var f = new CompletableFuture<CheckResult>();
+            net.schedule(() -> f.complete(CheckResult.pass(2_000_000)), 2, TimeUnit.MILLISECONDS);
             return f;
           }
 
@@ -139,15 +144,15 @@ class LoadMeasurement {
             return "simulated";
           }
         };
-    io.sluice.probe.check.CheckSource source =
-        new io.sluice.probe.check.CheckSource() {
+    CheckSource source =
+        new CheckSource() {
           @Override
-          public io.sluice.probe.check.Check create(CheckConfig c, String a, Duration t) {
+          public Check create(CheckConfig c, String a, Duration t) {
             return simulated;
           }
 
           @Override
-          public io.sluice.probe.check.Check canary(String spec) {
+          public Check canary(String spec) {
             return simulated;
           }
         };
@@ -164,8 +169,7 @@ class LoadMeasurement {
     ExecutorTaskScheduler ts = new ExecutorTaskScheduler(Ticker.SYSTEM);
     long t0 = System.nanoTime();
     try (ProbeService s =
-        ProbeService.start(
-            store, AuditSink.NONE, m, ts, new java.util.SplittableRandom(1), ts, source)) {
+        ProbeService.start(store, AuditSink.NONE, m, ts, new SplittableRandom(1), ts, source)) {
       for (int i = 1; i <= 6; i++) {
         Thread.sleep(10_000);
         ProbeStatus st = s.status();
