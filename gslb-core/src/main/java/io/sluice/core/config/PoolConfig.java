@@ -40,6 +40,10 @@ public record PoolConfig(
       String ep = Problems.index(Problems.child(path, "endpoints"), i);
       EndpointConfig e = endpoints.get(i);
       e.validate(ep, p);
+      if (e.cname() != null) {
+        HealthConfig h = e.health() != null ? e.health() : health;
+        h.validateForCname(Problems.child(ep, "health"), p);
+      }
       if (e.id() != null && !ids.add(e.id())) {
         p.add(ep, "duplicate endpoint '" + e.id() + "'");
       }

@@ -2,6 +2,7 @@ package io.sluice.core.health;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * An immutable view of every endpoint's health, keyed by endpoint key ({@code pool/endpoint}).
@@ -56,6 +57,20 @@ public final class HealthView {
     Map<String, EndpointHealth> copy = new HashMap<>(byEndpoint);
     copy.put(endpointKey, health);
     return new HealthView(Map.copyOf(copy), poolLoad, version + 1);
+  }
+
+  /**
+   * A new view with several endpoints' health replaced and {@code removed} endpoints dropped, or
+   * this view when nothing changes.
+   */
+  public HealthView withAll(Map<String, EndpointHealth> changes, Set<String> removed) {
+    if (changes.isEmpty() && removed.stream().noneMatch(byEndpoint::containsKey)) {
+      return this;
+    }
+    Map<String, EndpointHealth> copy = new HashMap<>(byEndpoint);
+    copy.keySet().removeAll(removed);
+    copy.putAll(changes);
+    return new HealthView(Map.copyOf(copy), version + 1);
   }
 
   /** A new view with several endpoints' health replaced at once. */

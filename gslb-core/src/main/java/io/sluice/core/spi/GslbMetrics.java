@@ -22,6 +22,9 @@ public interface GslbMetrics {
   /** How late a scheduled check started. */
   default void probeScheduleLag(long nanos) {}
 
+  /** A vantage's probe path changed: its canaries failed ({@code impaired}) or recovered. */
+  default void probePathImpaired(String vantage, boolean impaired) {}
+
   /** A verdict changed. */
   default void verdictChange(String endpoint, String from, String to) {}
 

@@ -1,0 +1,160 @@
+package io.sluice.probe;
+
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.control.AuditSink;
+import io.sluice.core.health.ProbeReport;
+import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.Ticker;
+import io.sluice.core.state.Snapshot;
+import io.sluice.core.state.SnapshotStore;
+import io.sluice.probe.check.CheckFactory;
+import io.sluice.probe.check.CheckSource;
+import io.sluice.probe.quorum.ReportValidator;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
+
+/**
+ * The health checker of one node: runs the configured checks, accepts reports from remote vantages,
+ * and publishes verdicts into the snapshot store. Follows configuration reloads (a new config
+ * version in the store reschedules its targets). Close it to stop every check.
+ */
+public final class ProbeService implements AutoCloseable {
+  private final SnapshotStore store;
+  private final TaskScheduler ts;
+  private final CheckSource checks;
+  private final AutoCloseable ownChecks;
+  private final HealthEngine engine;
+  private final AutoCloseable ownScheduler;
+  private volatile boolean closed;
+  private volatile ValidatorFor validator;
+
+  private ProbeService(
+      SnapshotStore store,
+      AuditSink audit,
+      GslbMetrics metrics,
+      TaskScheduler ts,
+      RandomGenerator random,
+      AutoCloseable ownScheduler,
+      CheckSource source) {
+    this.store = store;
+    this.ts = ts;
+    this.ownScheduler = ownScheduler;
+    CheckFactory own = source == null ? new CheckFactory(1) : null;
+    this.ownChecks = own;
+    this.checks = source == null ? own : source;
+    this.engine = new HealthEngine(ts, checks, store, audit, metrics, random);
+  }
+
+  /** Starts probing on its own thread, with the real clock for scheduling. */
+  public static ProbeService start(
+      SnapshotStore store, AuditSink audit, GslbMetrics metrics, Ticker ticker) {
+    ExecutorTaskScheduler ts = new ExecutorTaskScheduler(ticker);
+    return start(store, audit, metrics, ts, new SplittableRandom(), ts, null);
+  }
+
+  /**
+   * Starts probing on {@code ts} (tests drive it with a manual clock) with {@code random} for
+   * jitter.
+   */
+  public static ProbeService start(
+      SnapshotStore store,
+      AuditSink audit,
+      GslbMetrics metrics,
+      TaskScheduler ts,
+      RandomGenerator random) {
+    return start(store, audit, metrics, ts, random, null, null);
+  }
+
+  /** Starts probing with checks from {@code source} (load measurements use simulated checks). */
+  static ProbeService start(
+      SnapshotStore store,
+      AuditSink audit,
+      GslbMetrics metrics,
+      TaskScheduler ts,
+      RandomGenerator random,
+      AutoCloseable own,
+      CheckSource source) {
+    ProbeService p = new ProbeService(store, audit, metrics, ts, random, own, source);
+    ts.execute(p.engine::start);
+    store.addListener(p::onSnapshot);
+    return p;
+  }
+
+  private void onSnapshot(Snapshot s) {
+    if (!closed) {
+      ts.execute(() -> engine.apply(store.current()));
+    }
+  }
+
+  /**
+   * Where remote vantages' reports go (the admin API's POST route calls it after authenticating the
+   * agent). Validation happens on the caller's thread, so a bad report fails the request with an
+   * {@link IllegalArgumentException} naming the field.
+   */
+  public ProbeReport.Sink reportSink() {
+    return report -> {
+      validator().validate(report, ts.ticker().currentTimeMillis());
+      long received = ts.ticker().nanoTime();
+      ts.execute(() -> engine.onReport(report, received));
+    };
+  }
+
+  /** The validator for the current configuration, rebuilt only when the configuration changes. */
+  private ReportValidator validator() {
+    SluiceConfig config = store.current().config();
+    ValidatorFor v = validator;
+    if (v == null || v.config() != config) {
+      v = new ValidatorFor(config, new ReportValidator(config));
+      validator = v;
+    }
+    return v.validator();
+  }
+
+  private record ValidatorFor(SluiceConfig config, ReportValidator validator) {}
+
+  /** What the probe engine shows operators; never blocks. */
+  public ProbeStatus status() {
+    return engine.status();
+  }
+
+  /**
+   * Waits (real time, at most {@code probes.startupWait}) until every checked endpoint has a first
+   * result, so answers rely on fresh evidence; returns whether that happened in time. Until then
+   * the last known (stale) verdicts are served, and endpoints never checked are unknown, which the
+   * policy chain treats as usable.
+   */
+  public boolean awaitInitialRound() throws InterruptedException {
+    long wait = store.current().config().probes().startupWait().toMillis();
+    return engine.initialRound().await(wait, TimeUnit.MILLISECONDS);
+  }
+
+  /** True once every checked endpoint has had its first result. */
+  public boolean initialRoundComplete() {
+    return engine.initialRound().getCount() == 0;
+  }
+
+  /** Checks running right now (for tests that wait for real I/O). */
+  int inFlight() {
+    return engine.inFlight();
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    if (ownScheduler != null) {
+      try {
+        ownScheduler.close();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }
+    if (ownChecks != null) {
+      try {
+        ownChecks.close();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+}

@@ -1,0 +1,44 @@
+package io.sluice.probe;
+
+import java.util.List;
+
+/**
+ * What the probe engine shows operators: this vantage, where the verdicts came from at start
+ * ({@code history}: fresh install, restored, unreadable), whether the initial round of checks is
+ * done, load and schedule lag, pools without checks (their endpoints are served as up), the
+ * vantages heard from and the endpoints held by flap damping.
+ */
+public record ProbeStatus(
+    String vantage,
+    String history,
+    boolean freshInstall,
+    boolean initialRoundComplete,
+    int endpoints,
+    int targets,
+    int inFlight,
+    int queued,
+    long checksRun,
+    double lagP50Millis,
+    double lagP99Millis,
+    double lagMaxMillis,
+    List<String> uncheckedPools,
+    List<VantageStatus> vantages,
+    List<HeldEndpoint> held) {
+
+  /** The status before the engine has started. */
+  static final ProbeStatus STARTING =
+      new ProbeStatus(
+          "", "starting", false, false, 0, 0, 0, 0, 0, 0, 0, 0, List.of(), List.of(), List.of());
+
+  public ProbeStatus {
+    uncheckedPools = List.copyOf(uncheckedPools);
+    vantages = List.copyOf(vantages);
+    held = List.copyOf(held);
+  }
+
+  /** One vantage: whether its results are fresh and its probe path (canaries) healthy. */
+  public record VantageStatus(String name, boolean fresh, boolean pathOk, long lastSeenMillis) {}
+
+  /** An endpoint held by flap damping until {@code untilMillis}. */
+  public record HeldEndpoint(String endpoint, String verdict, long untilMillis) {}
+}
