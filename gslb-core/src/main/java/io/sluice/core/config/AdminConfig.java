@@ -46,6 +46,12 @@ public record AdminConfig(
         enabled, listen, newPort, tokens, tls, maxBodyBytes, authFailuresPerMinute, metricsPublic);
   }
 
+  /** The same settings with other tokens. */
+  public AdminConfig withTokens(List<TokenConfig> newTokens) {
+    return new AdminConfig(
+        enabled, listen, port, newTokens, tls, maxBodyBytes, authFailuresPerMinute, metricsPublic);
+  }
+
   void validate(String path, Problems p) {
     if (!Addresses.isLiteral(listen)) {
       p.add(Problems.child(path, "listen"), "must be an IP address, was '" + listen + "'");

@@ -7,8 +7,8 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.xbill.DNS.ARecord;
 import org.xbill.DNS.AAAARecord;
+import org.xbill.DNS.ARecord;
 import org.xbill.DNS.CNAMERecord;
 import org.xbill.DNS.ClientSubnetOption;
 import org.xbill.DNS.DClass;
@@ -60,7 +60,7 @@ public final class DnsjavaVerifier implements DnsVerifier {
     OPTRecord opt = response.getOPT();
     if (opt != null) {
       for (EDNSOption o : opt.getOptions(EDNSOption.Code.CLIENT_SUBNET)) {
-        scope = ((ClientSubnetOption) o).getScopeNetmask();
+        scope = ((ClientSubnetOption) o).getScopePrefixLength();
       }
     }
     return new DnsAnswer(Rcode.string(response.getRcode()), records, Math.max(ttl, 0), scope);

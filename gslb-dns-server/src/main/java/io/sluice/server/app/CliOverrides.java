@@ -5,10 +5,11 @@ import io.sluice.core.config.SluiceConfig;
 import java.util.List;
 
 /** Command-line settings that win over the config file, on start and on every reload. */
-public record CliOverrides(Integer port, List<String> listen, Integer threads) {
+public record CliOverrides(
+    Integer port, List<String> listen, Integer threads, Integer adminPort, String stateDir) {
 
   /** No overrides. */
-  public static final CliOverrides NONE = new CliOverrides(null, null, null);
+  public static final CliOverrides NONE = new CliOverrides(null, null, null, null, null);
 
   public CliOverrides {
     listen = listen == null ? null : List.copyOf(listen);
@@ -28,8 +29,8 @@ public record CliOverrides(Integer port, List<String> listen, Integer threads) {
     }
     return new SluiceConfig(
         dns,
-        config.admin(),
-        config.stateDir(),
+        adminPort == null ? config.admin() : config.admin().withPort(adminPort),
+        stateDir == null ? config.stateDir() : stateDir,
         config.zones(),
         config.regions(),
         config.topology(),

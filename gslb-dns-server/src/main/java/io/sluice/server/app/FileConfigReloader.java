@@ -8,6 +8,7 @@ import io.sluice.core.control.Actor;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.ConfigReloader;
 import io.sluice.core.state.Snapshot;
+import io.sluice.policy.PolicyPlanner;
 import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +38,9 @@ public final class FileConfigReloader implements ConfigReloader {
       Problems problems = new Problems(file.toString());
       config.validate(problems);
       problems.throwIfAny();
+      for (String warning : PolicyPlanner.check(config, file.toString())) {
+        log.warn("{}", warning);
+      }
       SluiceConfig running = node.store().current().config();
       if (!config.dns().listen().equals(running.dns().listen())
           || !config.dns().port().equals(running.dns().port())

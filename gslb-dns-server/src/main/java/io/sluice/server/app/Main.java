@@ -1,14 +1,18 @@
 package io.sluice.server.app;
 
+import io.sluice.admin.cli.CtlMain;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.ConfigProblem;
 import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
-import io.sluice.core.spi.AllEndpointsPlanner;
-import io.sluice.core.spi.GslbMetrics;
+import io.sluice.dns.client.DnsjavaVerifier;
 import io.sluice.dns.zone.ZoneCompiler;
+import io.sluice.policy.PolicyPlanner;
+import io.sluice.probe.agent.ProbeAgent;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -24,7 +28,10 @@ import picocli.CommandLine.Option;
     name = "sluice",
     mixinStandardHelpOptions = true,
     version = "sluice 0.1.0",
-    description = "Authoritative DNS server for global server load balancing.",
+    description = {
+      "Authoritative DNS server for global server load balancing.",
+      "Also: 'sluice ctl --help' (on-call CLI), 'sluice probe-agent --help' (remote vantage)."
+    },
     subcommands = {Main.Run.class, Main.Check.class})
 public final class Main implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(Main.class);
@@ -35,6 +42,13 @@ public final class Main implements Callable<Integer> {
   @Mixin private ServerOptions options = new ServerOptions();
 
   public static void main(String[] args) {
+    // ctl and probe-agent parse their own arguments: pass them through untouched.
+    if (args.length > 0 && args[0].equals("ctl")) {
+      System.exit(CtlMain.run(Arrays.copyOfRange(args, 1, args.length), new DnsjavaVerifier()));
+    }
+    if (args.length > 0 && args[0].equals("probe-agent")) {
+      System.exit(ProbeAgent.run(Arrays.copyOfRange(args, 1, args.length)));
+    }
     System.exit(new CommandLine(new Main()).execute(args));
   }
 
@@ -68,8 +82,25 @@ public final class Main implements Callable<Integer> {
         description = "DNS event-loop threads (0 = one per core), overriding dns.threads.")
     Integer threads;
 
+    @Option(
+        names = "--admin-port",
+        paramLabel = "N",
+        description = "Admin API port, overriding admin.port.")
+    Integer adminPort;
+
+    @Option(
+        names = "--state-dir",
+        paramLabel = "DIR",
+        description = "State directory (journal, audit log, verdicts), overriding stateDir.")
+    Path stateDir;
+
     CliOverrides overrides() {
-      return new CliOverrides(port, listen, threads);
+      return new CliOverrides(
+          port,
+          listen,
+          threads,
+          adminPort,
+          stateDir == null ? null : stateDir.toAbsolutePath().toString());
     }
   }
 
@@ -110,6 +141,9 @@ public final class Main implements Callable<Integer> {
       config.validate(problems);
       problems.throwIfAny();
       ZoneCompiler.compile(config, o.config.toString());
+      for (String warning : PolicyPlanner.check(config, o.config.toString())) {
+        log.warn("{}", warning);
+      }
       return config;
     } catch (ConfigException e) {
       System.err.println(heading);
@@ -125,26 +159,31 @@ public final class Main implements Callable<Integer> {
     if (config == null) {
       return INVALID_CONFIG;
     }
-    SluiceNode node;
+    SluiceRuntime runtime;
     try {
-      node =
-          SluiceNode.start(config, o.config.toString(), AllEndpointsPlanner::new, GslbMetrics.NOOP);
+      runtime = SluiceRuntime.start(config, o.config, o.overrides());
     } catch (ConfigException e) {
       System.err.println(e.getMessage());
       return INVALID_CONFIG;
+    } catch (IOException e) {
+      System.err.println("cannot start: " + e.getMessage());
+      return 1;
     }
-    HangupReload.install(new FileConfigReloader(o.config, o.overrides(), node));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   log.info("stopping");
-                  node.close();
+                  runtime.close();
                   stopped.countDown();
                 },
                 "sluice-shutdown"));
-    log.info("serving {} zone(s) from {} on port {}", config.zones().size(), o.config, node.port());
+    log.info(
+        "serving {} zone(s) from {} on port {}",
+        config.zones().size(),
+        o.config,
+        runtime.node().port());
     stopped.await();
     return 0;
   }

@@ -148,7 +148,7 @@ class ReloadTest {
   @Test
   void commandLineOverridesSurviveAReload() throws Exception {
     FileConfigReloader withOverride =
-        new FileConfigReloader(file, new CliOverrides(node.port(), null, 1), node);
+        new FileConfigReloader(file, new CliOverrides(node.port(), null, 1, null, null), node);
     withOverride.reload(OPERATOR);
     assertEquals(node.port(), node.store().current().config().dns().port());
   }

@@ -1,0 +1,66 @@
+package io.sluice.server.app;
+
+import io.sluice.core.config.AdminConfig;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * A local admin token for a node whose configuration declares none, so the example works out of the
+ * box without a token in the repository: it is generated once, kept in the state directory readable
+ * by its owner only, and accepted with the admin role.
+ */
+final class AdminBootstrapToken {
+  static final String FILE = "admin.token";
+
+  private AdminBootstrapToken() {}
+
+  /** {@code admin} with the local token added when it declares no tokens; otherwise unchanged. */
+  static AdminConfig apply(AdminConfig admin, Path stateDir) throws IOException {
+    if (!admin.tokens().isEmpty()) {
+      return admin;
+    }
+    String token = readOrCreate(stateDir.resolve(FILE));
+    List<AdminConfig.TokenConfig> tokens = new ArrayList<>();
+    tokens.add(new AdminConfig.TokenConfig("local-admin", "admin", sha256(token)));
+    return admin.withTokens(tokens);
+  }
+
+  static String readOrCreate(Path file) throws IOException {
+    if (Files.exists(file)) {
+      return Files.readString(file, StandardCharsets.UTF_8).trim();
+    }
+    Files.createDirectories(file.getParent());
+    byte[] raw = new byte[32];
+    new SecureRandom().nextBytes(raw);
+    String token = Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
+    Path tmp = Files.createTempFile(file.getParent(), FILE, ".tmp");
+    try {
+      Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
+    } catch (UnsupportedOperationException e) {
+      // Not a POSIX file system: the directory's permissions protect the file.
+    }
+    Files.writeString(tmp, token + "\n", StandardCharsets.UTF_8);
+    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+    return token;
+  }
+
+  static String sha256(String token) {
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      return HexFormat.of().formatHex(md.digest(token.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
