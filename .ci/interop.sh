@@ -104,7 +104,7 @@ zones:
 YAML
 
 port=$(free_port) || exit 1
-"$root/sluice" run --config "$work/sluice.yaml" --port "$port" >"$work/sluice.log" 2>&1 &
+"$root/sluice" run --config "$work/sluice.yaml" --port "$port" --admin-port 0 >"$work/sluice.log" 2>&1 &
 sluice_pid=$!
 if ! wait_answer "$port" www.example.test 120; then
   echo "interop: Sluice did not answer on port $port; its log:" >&2
