@@ -205,6 +205,20 @@ class CtlTest {
         "5,50,100",
         "--yes");
     assertEquals(List.of(5, 50, 100), f.control.lastCall().args().get("steps"));
+    assertEquals(null, f.control.lastCall().args().get("region"));
+    ok(
+        OPERATOR,
+        "move",
+        "start",
+        "app.example.com",
+        "--from",
+        "eu-west-1",
+        "--to",
+        "us-east-1",
+        "--region",
+        "eu-west",
+        "--yes");
+    assertEquals("eu-west", f.control.lastCall().args().get("region"));
     ok(OPERATOR, "move", "abort", "app.example.com");
     assertEquals("abortMove", f.control.lastCall().command());
 
