@@ -476,6 +476,9 @@ class TrafficControllerTest {
       assertEquals("eu", s.region());
       assertEquals(50.0, s.percent());
       assertEquals("eu", status(f).ramp().get("region"));
+      f.reopen();
+      assertEquals("eu", f.plan().shifts().get(0).region(), "the region is persisted");
+      assertEquals("eu", status(f).ramp().get("region"));
       f.tickAfter(s(10));
       assertEquals(100.0, f.shiftPercent("move"));
       assertEquals("eu", f.plan().shifts().get(0).region(), "the region survives every step");
