@@ -99,7 +99,23 @@ final class ChainEvaluator {
       }
     }
     ctx.redLine(cand);
+    String clientRegion =
+        ctx.region() < ctx.regions().size() ? ctx.regions().name(ctx.region()) : null;
     for (Shift s : live.plan().shifts()) {
+      if (!s.covers(clientRegion)) {
+        if (trace && s.moves(bucket)) {
+          steps.add(
+              new DecisionExplainer.Step(
+                  "shift(" + s.id() + ")",
+                  t.names(cand),
+                  t.names(cand),
+                  "moves only clients of region "
+                      + s.region()
+                      + "; this client maps to "
+                      + ctx.regions().name(ctx.region())));
+        }
+        continue;
+      }
       if (!s.moves(bucket)) {
         continue;
       }

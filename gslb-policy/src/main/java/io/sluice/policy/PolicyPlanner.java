@@ -112,6 +112,12 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
   }
 
   @Override
+  public long servedTtl(String service) {
+    ServiceState st = current(store.current()).services.get(service);
+    return st == null ? -1 : st.ttl();
+  }
+
+  @Override
   public Decision plan(String service, AddressFamily family, ClientInfo client) {
     Live l = current(store.current());
     ServiceState st = l.services.get(service);

@@ -182,7 +182,12 @@ class PolicyPlannerTest {
       """);
     PolicyPlanner p = new PolicyPlanner(store, GslbMetrics.NOOP);
     var eu = client("10.1.2.0", 24);
-    var us = client("10.2.2.0", 24);
+    // A us client in a bucket the shift would move if it were global.
+    var us = client("10.2.0.0", 24);
+    for (int i = 1; i < 256 && us.bucket() >= 5000; i++) {
+      us = client("10.2." + i + ".0", 24);
+    }
+    assertTrue(us.bucket() < 5000, "a /24 of 10.2/16 in the lower half of buckets");
     Fixtures.setVerdict(store, "eu1/192.0.2.1", Verdict.DOWN);
     assertEquals(Decision.Outcome.EMPTY, p.plan("eu.example.com.", AddressFamily.V4, eu).outcome());
     assertEquals(List.of("us1"), p.plan("eu.example.com.", AddressFamily.V4, us).pools());
@@ -217,6 +222,63 @@ class PolicyPlannerTest {
       moved += expectMoved ? 1 : 0;
     }
     assertEquals(0.30, moved / (double) total, 0.02);
+  }
+
+  @Test
+  void regionScopedShiftMovesOnlyClientsOfThatRegion() throws Exception {
+    SnapshotStore store =
+        Fixtures.store(
+            """
+            - name: shift
+              pools: [us1, us2]
+              chain: [healthy, priority]
+      """);
+    PolicyPlanner p = new PolicyPlanner(store, GslbMetrics.NOOP);
+    store.update(
+        s ->
+            s.withTraffic(
+                s.traffic()
+                    .withPlan(
+                        "shift.example.com.",
+                        ServicePlan.DEFAULT.withShifts(
+                            List.of(new Shift("r1", List.of("us1"), List.of("us2"), 50, "eu"))))));
+    java.util.Random rnd = new java.util.Random(11);
+    int euMoved = 0;
+    int euTotal = 0;
+    for (int i = 0; i < 4_000; i++) {
+      // Random /24s inside each mapped network, plus unmapped ones (the default region, us).
+      String[] nets = {"10.1", "10.2", "10.3", "172.16"};
+      String net = nets[i % nets.length];
+      var c = client(net + "." + rnd.nextInt(256) + ".0", 24);
+      List<String> pools = p.plan("shift.example.com.", AddressFamily.V4, c).pools();
+      if (net.equals("10.1")) {
+        boolean expectMoved = c.bucket() < 5000;
+        assertEquals(expectMoved ? List.of("us2") : List.of("us1"), pools, "eu " + c);
+        euMoved += expectMoved ? 1 : 0;
+        euTotal++;
+      } else {
+        assertEquals(List.of("us1"), pools, "clients outside eu are never moved: " + c);
+      }
+    }
+    assertTrue(euMoved > 0 && euMoved < euTotal, "the eu cohort is split: " + euMoved);
+
+    var eu = client("10.1.2.0", 24);
+    // A us client in a bucket the shift would move if it were global.
+    var us = client("10.2.0.0", 24);
+    for (int i = 1; i < 256 && us.bucket() >= 5000; i++) {
+      us = client("10.2." + i + ".0", 24);
+    }
+    assertTrue(us.bucket() < 5000, "a /24 of 10.2/16 in the lower half of buckets");
+    // The answer now depends on the region, so no scope may reach past the region's network.
+    assertTrue(
+        p.plan("shift.example.com.", AddressFamily.V4, eu).scopePrefix() >= 16,
+        "scope stays within 10.1.0.0/16");
+    DecisionExplainer.Explanation e = p.explain("shift.example.com.", AddressFamily.V4, us);
+    DecisionExplainer.Step step =
+        e.steps().stream().filter(st -> st.name().equals("shift(r1)")).findFirst().orElse(null);
+    assertNotEquals(null, step, e.steps().toString());
+    assertTrue(step.note().contains("only clients of region eu"), step.note());
+    assertEquals(List.of("us1"), e.decision().pools());
   }
 
   @Test

@@ -16,7 +16,8 @@ import picocli.CommandLine.Parameters;
     footer = {
       "",
       "Example:",
-      "  sluice ctl move start app.example.com --from eu-west-1 --to us-east-1 --steps 1,5,20,50,100"
+      "  sluice ctl move start app.example.com --from eu-west-1 --to us-east-1 --steps 1,5,20,50,100",
+      "  sluice ctl move start app.example.com --from eu-west-1 --to us-east-1 --region eu-west"
     })
 final class MoveCommand {
 
@@ -29,7 +30,8 @@ final class MoveCommand {
       footer = {
         "",
         "Example:",
-        "  sluice ctl move start app.example.com --from eu-west-1 --to us-east-1 --steps 5,50,100"
+        "  sluice ctl move start app.example.com --from eu-west-1 --to us-east-1 --steps 5,50,100",
+        "  sluice ctl move start app.example.com --from eu-west-1 --to us-east-1 --region eu-west"
       })
   static final class Start extends ApiCommand {
     @Parameters(paramLabel = "SERVICE", description = "The service.")
@@ -59,6 +61,12 @@ final class MoveCommand {
     List<Integer> steps = List.of();
 
     @Option(
+        names = "--region",
+        paramLabel = "REGION",
+        description = "Move only clients mapped to REGION (default: clients of every region).")
+    String region;
+
+    @Option(
         names = {"-y", "--yes"},
         description = "Do not ask for confirmation.")
     boolean yes;
@@ -70,6 +78,7 @@ final class MoveCommand {
       confirm(
           yes,
           "Move "
+              + (region == null ? "" : "clients of region " + region + " of ")
               + service
               + " from "
               + from
@@ -81,6 +90,9 @@ final class MoveCommand {
       b.put("from", from);
       b.put("to", to);
       b.put("steps", steps);
+      if (region != null) {
+        b.put("region", region);
+      }
       return printResult(api().send("POST", svcPath(service) + "/move", b));
     }
   }

@@ -38,9 +38,10 @@ import picocli.CommandLine.ScopeType;
     },
     footer = {
       "",
-      "The server and token come from --url/--token, else SLUICE_ADMIN_URL/SLUICE_TOKEN,",
-      "else the config file (--config, SLUICE_CTL_CONFIG, or ~/.config/sluice/ctl.properties",
-      "with lines url=..., token=..., dns=...).",
+      "The server and token come from --url/--token (or --token-file), else",
+      "SLUICE_ADMIN_URL/SLUICE_TOKEN, else the config file (--config, SLUICE_CTL_CONFIG, or",
+      "~/.config/sluice/ctl.properties with lines url=..., token=..., dns=...); with no token",
+      "there, the token is read from SLUICE_TOKEN_FILE (a node's <stateDir>/admin.token).",
       "Exit codes: 0 ok, 1 failed, 2 usage, 3 refused or unauthorised.",
       "",
       "Example:",
@@ -63,6 +64,15 @@ final class SluiceCtl {
       paramLabel = "TOKEN",
       description = "Bearer token (prefer SLUICE_TOKEN: flags are visible to other users).")
   String token;
+
+  @Option(
+      names = "--token-file",
+      scope = ScopeType.INHERIT,
+      paramLabel = "FILE",
+      description =
+          "Read the bearer token from FILE, for example a node's <stateDir>/admin.token"
+              + " (default: SLUICE_TOKEN_FILE, after every other source).")
+  Path tokenFile;
 
   @Option(
       names = "--config",
@@ -92,14 +102,49 @@ final class SluiceCtl {
     return first(url, io.env().get("SLUICE_ADMIN_URL"), fileValue("url"), DEFAULT_URL);
   }
 
+  /**
+   * The token, from the first source that has one: {@code --token}, {@code --token-file}, {@code
+   * SLUICE_TOKEN}, the config file's {@code token=}, then {@code SLUICE_TOKEN_FILE}. The
+   * environment's file comes last so that the launcher's default (the local node's token) never
+   * overrides a token the operator chose.
+   */
   String resolvedToken() {
-    String t = first(token, io.env().get("SLUICE_TOKEN"), fileValue("token"), null);
-    if (t == null || t.isBlank()) {
-      throw new CtlException(
-          CtlMain.USAGE,
-          "no token: pass --token, set SLUICE_TOKEN, or put token= in the config file");
+    if (token != null && !token.isBlank()) {
+      return token.trim();
     }
-    return t.trim();
+    if (tokenFile != null) {
+      return readTokenFile(tokenFile, "--token-file");
+    }
+    String t = first(io.env().get("SLUICE_TOKEN"), fileValue("token"), null, null);
+    if (t != null) {
+      return t.trim();
+    }
+    String envFile = io.env().get("SLUICE_TOKEN_FILE");
+    if (envFile != null && !envFile.isBlank()) {
+      return readTokenFile(Path.of(envFile), "SLUICE_TOKEN_FILE");
+    }
+    throw new CtlException(
+        CtlMain.USAGE,
+        "no token: pass --token or --token-file, set SLUICE_TOKEN or SLUICE_TOKEN_FILE,"
+            + " or put token= in the config file");
+  }
+
+  /** The first line of a token file; {@code source} names where the path came from. */
+  private static String readTokenFile(Path path, String source) {
+    String text;
+    try {
+      text = Files.readString(path, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new CtlException(CtlMain.USAGE, source + ": token file not found: " + path);
+    } catch (IOException e) {
+      throw new CtlException(
+          CtlMain.USAGE, source + ": cannot read token file " + path + ": " + e.getMessage());
+    }
+    String t = text.strip().lines().findFirst().orElse("").strip();
+    if (t.isEmpty()) {
+      throw new CtlException(CtlMain.USAGE, source + ": token file " + path + " is empty");
+    }
+    return t;
   }
 
   /** A value from the config file, or null. */

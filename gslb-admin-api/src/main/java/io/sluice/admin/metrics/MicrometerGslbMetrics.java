@@ -54,9 +54,11 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Counter> probeChecks;
   private final MeterCache<Timer> probeDuration;
   private final Timer probeLag;
+  private final MeterCache<AtomicLong> pathImpaired;
   private final MeterCache<Counter> verdictChanges;
   private final MeterCache<Counter> rampSteps;
   private final MeterCache<AtomicLong> rampPercent;
+  private final MeterCache<Counter> policyEvents;
   private final MeterCache<Counter> rollbacks;
   private final MeterCache<Timer> rollbackDuration;
   private final MeterCache<AtomicLong> ttl;
@@ -106,11 +108,11 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     regionAnswers = new MeterCache<>(1, l -> regionCounters(registry, l[0]));
     probeChecks =
         new MeterCache<>(
-            2,
+            3,
             l ->
                 Counter.builder("sluice.probe.checks")
-                    .description("Health checks finished, by kind and result (ok, fail)")
-                    .tags("kind", l[0], "result", l[1])
+                    .description("Health checks finished, by kind, result (ok, fail) and reason")
+                    .tags("kind", l[0], "result", l[1], "reason", l[2])
                     .register(registry));
     probeDuration =
         new MeterCache<>(
@@ -125,6 +127,17 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
         Timer.builder("sluice.probe.schedule.lag")
             .description("How late scheduled health checks started")
             .register(registry);
+    pathImpaired =
+        new MeterCache<>(
+            1,
+            l -> {
+              AtomicLong value = new AtomicLong();
+              Gauge.builder("sluice.probe.path.impaired", value, AtomicLong::get)
+                  .description("1 while every canary of a vantage fails, else 0")
+                  .tags("vantage", l[0])
+                  .register(registry);
+              return value;
+            });
     verdictChanges =
         new MeterCache<>(
             3,
@@ -153,6 +166,16 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                   .register(registry);
               return bits;
             });
+    policyEvents =
+        new MeterCache<>(
+            2,
+            l ->
+                Counter.builder("sluice.policy.events")
+                    .description(
+                        "Answers the chain could not give normally (fail-open, fail-closed,"
+                            + " residency-last-resort)")
+                    .tags("service", l[0], "event", l[1])
+                    .register(registry));
     rollbacks =
         new MeterCache<>(
             1,
@@ -228,13 +251,20 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
 
   @Override
   public void probeCheck(String kind, boolean ok, String reason, long nanos) {
-    probeChecks.get(kind, ok ? "ok" : "fail").increment();
+    // A passing check carries no reason; a failing one without a reason is still a failure.
+    String why = reason != null ? reason : ok ? "ok" : "unknown";
+    probeChecks.get(kind, ok ? "ok" : "fail", why).increment();
     probeDuration.get(kind).record(nanos, TimeUnit.NANOSECONDS);
   }
 
   @Override
   public void probeScheduleLag(long nanos) {
     probeLag.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void probePathImpaired(String vantage, boolean impaired) {
+    pathImpaired.get(vantage).set(impaired ? 1 : 0);
   }
 
   @Override
@@ -246,6 +276,11 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   public void rampStep(String service, double percent) {
     rampSteps.get(service).increment();
     rampPercent.get(service).set(Double.doubleToLongBits(percent));
+  }
+
+  @Override
+  public void policyEvent(String service, String event) {
+    policyEvents.get(service, event).increment();
   }
 
   @Override

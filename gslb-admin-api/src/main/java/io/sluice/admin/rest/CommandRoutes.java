@@ -34,7 +34,12 @@ final class CommandRoutes {
   record WeightsBody(Map<String, Integer> weights, Boolean ramp, String reason, String requestId) {}
 
   record MoveBody(
-      List<String> from, List<String> to, List<Integer> steps, String reason, String requestId) {}
+      List<String> from,
+      List<String> to,
+      List<Integer> steps,
+      String region,
+      String reason,
+      String requestId) {}
 
   record DrillBody(
       List<String> to, Double percent, Long seconds, String reason, String requestId) {}
@@ -187,6 +192,11 @@ final class CommandRoutes {
       }
       prev = step;
     }
+    if (b.region() != null && !s.config().regions().containsKey(b.region())) {
+      throw ApiException.badRequest(
+          "region",
+          "unknown region '" + b.region() + "' (known: " + s.config().regions().keySet() + ")");
+    }
     checkReason(b.reason());
     return result(
         control.startMove(
@@ -195,6 +205,7 @@ final class CommandRoutes {
             b.from(),
             b.to(),
             steps,
+            b.region(),
             reason(b.reason()),
             requestId(req, b.requestId())));
   }

@@ -59,11 +59,10 @@ final class SystemRoutes {
   private ApiResponse reload(ApiRequest req) {
     bodies.read(req.body(), CommandRoutes.ChangeBody.class);
     try {
+      // The reloader counts the result: it also serves SIGHUP, which never passes through here.
       var result = reloader.reload(req.actor());
-      metrics.gslb().configReload(true);
       return CommandRoutes.result(result);
     } catch (ConfigException e) {
-      metrics.gslb().configReload(false);
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("error", "invalid_config");
       m.put("message", "the new configuration is invalid; the running configuration is kept");

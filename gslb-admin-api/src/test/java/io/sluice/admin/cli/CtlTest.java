@@ -205,6 +205,20 @@ class CtlTest {
         "5,50,100",
         "--yes");
     assertEquals(List.of(5, 50, 100), f.control.lastCall().args().get("steps"));
+    assertEquals(null, f.control.lastCall().args().get("region"));
+    ok(
+        OPERATOR,
+        "move",
+        "start",
+        "app.example.com",
+        "--from",
+        "eu-west-1",
+        "--to",
+        "us-east-1",
+        "--region",
+        "eu-west",
+        "--yes");
+    assertEquals("eu-west", f.control.lastCall().args().get("region"));
     ok(OPERATOR, "move", "abort", "app.example.com");
     assertEquals("abortMove", f.control.lastCall().command());
 
@@ -362,6 +376,87 @@ class CtlTest {
     assertEquals(
         CtlMain.USAGE,
         run(VIEWER, "", false, "verify", "app.example.com", "--dns", "host:99999").code());
+  }
+
+  @Test
+  void theTokenCanComeFromAFileAfterEveryOtherSource(@TempDir Path dir) throws Exception {
+    Path tokenFile = dir.resolve("admin.token");
+    Files.writeString(tokenFile, VIEWER + "\n");
+    String url = f.baseUrl();
+    assertEquals(
+        0,
+        runWithEnv(
+                Map.of("SLUICE_ADMIN_URL", url),
+                "",
+                false,
+                "status",
+                "--token-file",
+                "" + tokenFile)
+            .code());
+    assertEquals(
+        0,
+        runWithEnv(
+                Map.of("SLUICE_ADMIN_URL", url, "SLUICE_TOKEN_FILE", tokenFile.toString()),
+                "",
+                false,
+                "status")
+            .code());
+    assertEquals(
+        CtlMain.REFUSED,
+        runWithEnv(
+                Map.of(
+                    "SLUICE_ADMIN_URL",
+                    url,
+                    "SLUICE_TOKEN",
+                    "chosen-by-the-operator",
+                    "SLUICE_TOKEN_FILE",
+                    tokenFile.toString()),
+                "",
+                false,
+                "status")
+            .code(),
+        "SLUICE_TOKEN beats SLUICE_TOKEN_FILE");
+    Path conf = dir.resolve("ctl.properties");
+    Files.writeString(conf, "token=from-the-config-file\n");
+    assertEquals(
+        CtlMain.REFUSED,
+        runWithEnv(
+                Map.of("SLUICE_ADMIN_URL", url, "SLUICE_TOKEN_FILE", tokenFile.toString()),
+                "",
+                false,
+                "status",
+                "--config",
+                conf.toString())
+            .code(),
+        "the config file's token beats SLUICE_TOKEN_FILE");
+    assertEquals(
+        0,
+        runWithEnv(
+                Map.of("SLUICE_ADMIN_URL", url, "SLUICE_TOKEN", "not-this-one"),
+                "",
+                false,
+                "status",
+                "--token-file",
+                tokenFile.toString())
+            .code(),
+        "the --token-file flag beats the environment");
+
+    Run missing =
+        runWithEnv(
+            Map.of("SLUICE_ADMIN_URL", url, "SLUICE_TOKEN_FILE", dir.resolve("nope").toString()),
+            "",
+            false,
+            "status");
+    assertEquals(CtlMain.USAGE, missing.code());
+    assertTrue(missing.err().contains("SLUICE_TOKEN_FILE: token file not found: "), missing.err());
+    Path empty = dir.resolve("empty.token");
+    Files.writeString(empty, "\n");
+    Run blank =
+        runWithEnv(
+            Map.of("SLUICE_ADMIN_URL", url), "", false, "status", "--token-file", "" + empty);
+    assertEquals(CtlMain.USAGE, blank.code());
+    assertTrue(
+        blank.err().contains("--token-file: token file " + empty + " is empty"), blank.err());
   }
 
   @Test

@@ -26,6 +26,7 @@ class MetricsScrapeTest {
   void countersMoveByTheRecordedAmountsInValidPrometheusText() throws Exception {
     try (AdminFixture f = new AdminFixture()) {
       var g = f.metrics.gslb();
+      String svc = "app.example.com.";
       g.dnsQuery("example.com.", "A", "NOERROR", "udp", 1);
       var r0 = f.get("/metrics", AdminFixture.VIEWER);
       assertEquals(200, r0.statusCode());
@@ -49,6 +50,12 @@ class MetricsScrapeTest {
       g.rollback("app.example.com.", TimeUnit.MILLISECONDS.toNanos(250));
       g.servedTtl("app.example.com.", 10);
       g.configReload(true);
+      g.policyEvent(svc, "fail-open");
+      g.policyEvent(svc, "fail-open");
+      g.policyEvent(svc, "residency-last-resort");
+      g.probePathImpaired("fra-node-1", true);
+      g.probePathImpaired("ams-agent", true);
+      g.probePathImpaired("ams-agent", false);
 
       Map<String, Double> after =
           PrometheusText.parse(f.get("/metrics", AdminFixture.VIEWER).body());
@@ -89,7 +96,6 @@ class MetricsScrapeTest {
                   "le",
                   "5.0E-5"),
           "40 µs queries fall in the 50 µs bucket");
-      String svc = "app.example.com.";
       assertEquals(
           3, value(after, "sluice_policy_answers_total", "service", svc, "pool", "eu-west-1"));
       assertEquals(3, value(after, "sluice_policy_answers_nearest_total", "service", svc));
@@ -97,9 +103,44 @@ class MetricsScrapeTest {
       assertEquals(0.75, value(after, "sluice_policy_nearest_ratio", "service", svc), 1e-9);
       assertEquals(0.25, value(after, "sluice_policy_cross_region_ratio", "service", svc), 1e-9);
       assertEquals(
-          1, value(after, "sluice_probe_checks_total", "kind", "heartbeat", "result", "ok"));
+          1,
+          value(
+              after,
+              "sluice_probe_checks_total",
+              "kind",
+              "heartbeat",
+              "result",
+              "ok",
+              "reason",
+              "ok"));
       assertEquals(
-          1, value(after, "sluice_probe_checks_total", "kind", "heartbeat", "result", "fail"));
+          1,
+          value(
+              after,
+              "sluice_probe_checks_total",
+              "kind",
+              "heartbeat",
+              "result",
+              "fail",
+              "reason",
+              "timeout"));
+      assertEquals(1, value(after, "sluice_probe_path_impaired", "vantage", "fra-node-1"));
+      assertEquals(0, value(after, "sluice_probe_path_impaired", "vantage", "ams-agent"));
+      assertTrue(
+          after.containsKey(
+              PrometheusText.key("sluice_probe_path_impaired", Map.of("vantage", "ams-agent"))),
+          "a recovered vantage still shows 0");
+      assertEquals(
+          2, value(after, "sluice_policy_events_total", "service", svc, "event", "fail-open"));
+      assertEquals(
+          1,
+          value(
+              after,
+              "sluice_policy_events_total",
+              "service",
+              svc,
+              "event",
+              "residency-last-resort"));
       assertEquals(2, value(after, "sluice_probe_duration_seconds_count", "kind", "heartbeat"));
       assertEquals(1, value(after, "sluice_probe_schedule_lag_seconds_count"));
       assertEquals(

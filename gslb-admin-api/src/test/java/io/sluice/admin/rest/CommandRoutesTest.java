@@ -67,8 +67,15 @@ class CommandRoutesTest {
         "{\"from\":[\"eu-west-1\"],\"to\":[\"us-east-1\"],\"steps\":[1,5,100]}");
     assertEquals(List.of(1, 5, 100), f.control.lastCall().args().get("steps"));
     assertEquals(1.0, f.store.current().traffic().plan(SERVICE).shifts().get(0).percent());
+    assertNull(f.control.lastCall().args().get("region"), "no region: every client");
     ok("POST", S + "/move/abort", null);
     assertEquals("abortMove", f.control.lastCall().command());
+    ok(
+        "POST",
+        S + "/move",
+        "{\"from\":[\"eu-west-1\"],\"to\":[\"us-east-1\"],\"region\":\"eu-west\"}");
+    assertEquals("eu-west", f.control.lastCall().args().get("region"));
+    assertEquals("eu-west", f.store.current().traffic().plan(SERVICE).shifts().get(0).region());
     ok("POST", S + "/rollback", "{\"reason\":\"bad switch\"}");
     assertEquals("rollback", f.control.lastCall().command());
     assertEquals(SERVICE, f.control.lastCall().service());
@@ -163,7 +170,8 @@ class CommandRoutesTest {
             "{\"from\":[],\"to\":[\"us-east-1\"]}", "from",
             "{\"from\":[\"eu-west-1\"],\"to\":[\"x\"]}", "to[0]",
             "{\"from\":[\"eu-west-1\"],\"to\":[\"us-east-1\"],\"steps\":[5,5]}", "steps[1]",
-            "{\"from\":[\"eu-west-1\"],\"to\":[\"eu-west-1\"]}", "to");
+            "{\"from\":[\"eu-west-1\"],\"to\":[\"eu-west-1\"]}", "to",
+            "{\"from\":[\"eu-west-1\"],\"to\":[\"us-east-1\"],\"region\":\"mars\"}", "region");
     for (var c : moves.entrySet()) {
       var r = f.send("POST", S + "/move", OPERATOR, c.getKey());
       assertEquals(c.getValue(), f.json(r).get("field").asText(), c.getKey());

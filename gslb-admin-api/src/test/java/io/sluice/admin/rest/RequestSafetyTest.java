@@ -144,8 +144,9 @@ class RequestSafetyTest {
     assertEquals(2, f.json(ok).get("snapshotVersion").asLong());
     assertEquals(2, f.store.current().configVersion());
     String metrics = f.get("/metrics", VIEWER).body();
-    assertTrue(metrics.contains("sluice_config_reloads_total{result=\"rejected\"} 1.0"), metrics);
-    assertTrue(metrics.contains("sluice_config_reloads_total{result=\"ok\"} 1.0"));
+    assertFalse(
+        metrics.contains("sluice_config_reloads_total"),
+        "the reloader counts reloads, not the route, so each is counted once: " + metrics);
   }
 
   @Test

@@ -195,14 +195,28 @@ public final class RecordingControlPlane implements ControlPlane {
       String reason,
       String requestId)
       throws CommandRejectedException {
+    return startMove(actor, service, from, to, steps, null, reason, requestId);
+  }
+
+  @Override
+  public CommandResult startMove(
+      Actor actor,
+      String service,
+      List<String> from,
+      List<String> to,
+      List<Integer> steps,
+      String region,
+      String reason,
+      String requestId)
+      throws CommandRejectedException {
     double first = steps.isEmpty() ? 100 : steps.get(0);
     return run(
         "startMove",
         actor,
         service,
-        args("from", from, "to", to, "steps", steps, "reason", reason),
+        args("from", from, "to", to, "steps", steps, "region", region, "reason", reason),
         requestId,
-        plan(service, p -> p.withShifts(List.of(new Shift("move-1", from, to, first)))));
+        plan(service, p -> p.withShifts(List.of(new Shift("move-1", from, to, first, region)))));
   }
 
   @Override

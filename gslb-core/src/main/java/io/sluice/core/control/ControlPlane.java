@@ -32,6 +32,28 @@ public interface ControlPlane {
       String requestId)
       throws CommandRejectedException;
 
+  /**
+   * Starts a planned move like {@link #startMove(Actor, String, List, List, List, String, String)},
+   * moving only clients mapped to {@code region}, or every client when it is null. This default
+   * accepts only a null region, for control planes that cannot scope a move.
+   */
+  default CommandResult startMove(
+      Actor actor,
+      String service,
+      List<String> from,
+      List<String> to,
+      List<Integer> steps,
+      String region,
+      String reason,
+      String requestId)
+      throws CommandRejectedException {
+    if (region != null) {
+      throw CommandRejectedException.invalid(
+          "region", "this control plane cannot scope a move to a region");
+    }
+    return startMove(actor, service, from, to, steps, reason, requestId);
+  }
+
   /** Aborts the move in progress on a service, keeping its current step. */
   CommandResult abortMove(Actor actor, String service, String reason, String requestId)
       throws CommandRejectedException;

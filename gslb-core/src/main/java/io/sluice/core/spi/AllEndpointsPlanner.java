@@ -35,6 +35,12 @@ public final class AllEndpointsPlanner implements AnswerPlanner {
     return d == null ? Decision.of(Decision.Outcome.UNKNOWN_SERVICE, 0) : d[family.ordinal()];
   }
 
+  @Override
+  public long servedTtl(String service) {
+    Decision d = plan(service, AddressFamily.V4, null);
+    return d.outcome() == Decision.Outcome.UNKNOWN_SERVICE ? -1 : d.ttl();
+  }
+
   private static Compiled compile(Snapshot s) {
     Map<String, Decision[]> out = new HashMap<>();
     for (ZoneConfig z : s.config().zones()) {

@@ -11,4 +11,13 @@ public interface AnswerPlanner {
    * asked address family.
    */
   Decision plan(String service, AddressFamily family, ClientInfo client);
+
+  /**
+   * The TTL answers of {@code service} carry now (short while a shift runs), or -1 when unknown.
+   * The DNS module caps the negative TTL of the service name's NODATA answers to it, so a resolver
+   * never remembers "no such type" for longer than it remembers the addresses.
+   */
+  default long servedTtl(String service) {
+    return -1;
+  }
 }

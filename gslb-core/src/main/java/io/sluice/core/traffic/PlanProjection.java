@@ -81,7 +81,8 @@ final class PlanProjection {
   /**
    * The expected share of clients per pool, in percent: weights (overrides first) among pools not
    * drained, then each shift moves its percentage of its sources' share to its targets in
-   * proportion to their weights.
+   * proportion to their weights. A region-scoped shift is left out: how many clients it moves
+   * depends on how many clients that region has, which the plan does not know.
    */
   static Map<String, Double> shares(ServicePlan plan, ServiceConfig cfg, Set<String> drained) {
     Map<String, Double> w = new LinkedHashMap<>();
@@ -97,6 +98,9 @@ final class PlanProjection {
       share.put(e.getKey(), total == 0 ? 0 : e.getValue() / total);
     }
     for (Shift s : plan.shifts()) {
+      if (s.region() != null) {
+        continue;
+      }
       double moved = 0;
       for (String f : s.from()) {
         Double cur = share.get(f);

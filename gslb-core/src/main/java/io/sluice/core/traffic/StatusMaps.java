@@ -19,6 +19,9 @@ final class StatusMaps {
     if (r.shift() != null) {
       m.put("from", r.shift().from());
       m.put("to", r.shift().to());
+      if (r.shift().region() != null) {
+        m.put("region", r.shift().region());
+      }
     } else {
       m.put("fromWeights", r.fromWeights());
       m.put("toWeights", r.toWeights());

@@ -30,6 +30,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -180,6 +181,20 @@ public final class TrafficController implements ControlPlane {
       String reason,
       String requestId)
       throws CommandRejectedException {
+    return startMove(actor, service, from, to, steps, null, reason, requestId);
+  }
+
+  @Override
+  public CommandResult startMove(
+      Actor actor,
+      String service,
+      List<String> from,
+      List<String> to,
+      List<Integer> steps,
+      String region,
+      String reason,
+      String requestId)
+      throws CommandRejectedException {
     return writer.command(
         actor,
         reason,
@@ -198,6 +213,12 @@ public final class TrafficController implements ControlPlane {
           }
           List<Integer> st = steps == null || steps.isEmpty() ? cfg.traffic().steps() : steps;
           CommandChecks.steps(st);
+          SluiceConfig config = store.current().config();
+          if (region != null && !config.regions().containsKey(region)) {
+            throw CommandRejectedException.invalid(
+                "region",
+                "unknown region '" + region + "' (known: " + config.regions().keySet() + ")");
+          }
           ServiceControl sc = cs.service(name);
           if (sc.ramp() != null || sc.drill() != null) {
             throw CommandRejectedException.conflict(
@@ -213,7 +234,8 @@ public final class TrafficController implements ControlPlane {
           Shift reverse = null;
           for (Shift s : sc.shifts()) {
             if (Set.copyOf(s.from()).equals(Set.copyOf(to))
-                && Set.copyOf(s.to()).equals(Set.copyOf(from))) {
+                && Set.copyOf(s.to()).equals(Set.copyOf(from))
+                && Objects.equals(s.region(), region)) {
               reverse = s;
             }
           }
@@ -226,7 +248,10 @@ public final class TrafficController implements ControlPlane {
                   to,
                   now,
                   SwitchDetails.conditions(
-                      store.current().config(), tc, SwitchDetails.concat(from, to), Map.of()));
+                      config,
+                      tc,
+                      SwitchDetails.concat(from, to),
+                      region == null ? Map.of() : Map.of("clientRegion", region)));
           Ramp r;
           ServiceControl base = sc.withPending(null);
           if (reverse != null) {
@@ -256,7 +281,7 @@ public final class TrafficController implements ControlPlane {
                     "ramp-" + id,
                     "move",
                     "maintenance",
-                    new Shift("move-" + id, from, to, 0),
+                    new Shift("move-" + id, from, to, 0, region),
                     null,
                     null,
                     0,
@@ -278,7 +303,9 @@ public final class TrafficController implements ControlPlane {
               r,
               now,
               "move-start",
-              Map.of("from", from, "to", to, "steps", st));
+              region == null
+                  ? Map.of("from", from, "to", to, "steps", st)
+                  : Map.of("from", from, "to", to, "steps", st, "region", region));
         });
   }
 

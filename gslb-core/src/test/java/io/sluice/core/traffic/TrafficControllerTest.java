@@ -466,6 +466,67 @@ class TrafficControllerTest {
   }
 
   @Test
+  void aMoveCanBeScopedToOneRegionAndReversedOnlyWithinIt() throws Exception {
+    try (TrafficFixture f = new TrafficFixture(dir, "steps: [50, 100]\nwindow: 10s\n")) {
+      f.allUp();
+      f.controller()
+          .startMove(
+              ALICE, APP, List.of("primary"), List.of("standby"), null, "eu", "maint eu", null);
+      Shift s = f.plan().shifts().get(0);
+      assertEquals("eu", s.region());
+      assertEquals(50.0, s.percent());
+      assertEquals("eu", status(f).ramp().get("region"));
+      f.reopen();
+      assertEquals("eu", f.plan().shifts().get(0).region(), "the region is persisted");
+      assertEquals("eu", status(f).ramp().get("region"));
+      f.tickAfter(s(10));
+      assertEquals(100.0, f.shiftPercent("move"));
+      assertEquals("eu", f.plan().shifts().get(0).region(), "the region survives every step");
+      f.tickAfter(s(10));
+      assertNull(status(f).ramp());
+      assertEquals("eu", f.plan().shifts().get(0).region(), "and the settled plan");
+
+      SwitchRecord rec = f.controller().switches(APP).get(0);
+      assertEquals("eu", rec.details().get("clientRegion"));
+      assertEquals("eu", events(f, "move-start").get(0).details().get("region"));
+
+      // The same move for every region is a different shift: it stacks, it does not reverse.
+      f.controller()
+          .startMove(ALICE, APP, List.of("standby"), List.of("primary"), null, "all", null);
+      assertEquals(2, f.plan().shifts().size());
+      f.controller().rollback(ALICE, APP, "undo", null);
+      f.controller()
+          .startMove(ALICE, APP, List.of("standby"), List.of("primary"), null, "eu", "back", null);
+      assertEquals(1, f.plan().shifts().size(), "reversing the eu move ramps it down");
+      assertEquals(50.0, f.shiftPercent("move"));
+    }
+  }
+
+  @Test
+  void aMoveToAnUnknownRegionIsRejectedByField() throws Exception {
+    try (TrafficFixture f = new TrafficFixture(dir, RAMP)) {
+      long revision = f.controller().state().revision();
+      CommandRejectedException e =
+          assertThrows(
+              CommandRejectedException.class,
+              () ->
+                  f.controller()
+                      .startMove(
+                          ALICE,
+                          APP,
+                          List.of("primary"),
+                          List.of("standby"),
+                          null,
+                          "mars",
+                          "",
+                          null));
+      assertEquals("region", e.field());
+      assertTrue(e.getMessage().contains("unknown region 'mars'"), e.getMessage());
+      assertEquals(revision, f.controller().state().revision());
+    }
+  }
+
+  @Test
   void drainAndAbort() throws Exception {
     try (TrafficFixture f = new TrafficFixture(dir, RAMP)) {
       f.allUp();

@@ -68,6 +68,7 @@ final class TrafficFixture implements AutoCloseable {
   static SluiceConfig config(String traffic) throws Exception {
     String yaml =
         """
+        regions: { eu: {}, us: {} }
         pools:
           primary:
             region: eu

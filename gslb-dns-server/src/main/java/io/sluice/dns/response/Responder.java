@@ -12,6 +12,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xbill.DNS.AAAARecord;
@@ -131,6 +132,9 @@ public final class Responder {
         return service(s, q, in, client, limit, node.zone(), node.service(), List.of());
       }
       byte[] t = node.template(q.qtype);
+      if (t != null && node.service() != null && t == node.nodata()) {
+        return serviceNodata(s, q, in, limit, node);
+      }
       if (t != null) {
         return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
       }
@@ -186,6 +190,37 @@ public final class Responder {
     return WireSplicer.splice(t, q, in, limit, s.settings.udpPayloadSize(), 0, scope);
   }
 
+  /**
+   * NODATA for another type at a service name. Its SOA TTL is capped to the TTL the service serves
+   * now: during a shift that TTL is short, and a resolver must not cache "no such type" for longer
+   * than the addresses it may have to drop.
+   */
+  private byte[] serviceNodata(Served s, Query q, byte[] in, int limit, StaticAnswers.Node node) {
+    Zone zone = node.zone();
+    long ttl = planner.servedTtl(node.service());
+    int payload = s.settings.udpPayloadSize();
+    if (ttl < 0 || ttl >= zone.negativeSoa().getTTL()) {
+      return WireSplicer.splice(node.nodata(), q, in, limit, payload, 0, 0);
+    }
+    // One template per (name, capped TTL); the question type is patched per query.
+    Object owner = s.ttlOwners.computeIfAbsent(ttl, k -> new Object());
+    byte[] t = s.zoneCache.get(owner, q.qname, Type.NULL);
+    if (t == null) {
+      Resolution base = zone.resolve(q.qname, Type.NULL);
+      Resolution r =
+          new Resolution(
+              base.rcode(),
+              base.authoritative(),
+              base.answer(),
+              List.of(zone.negativeSoa(ttl)),
+              base.additional(),
+              null);
+      t = AnswerEncoder.encode(q.qname, Type.NULL, DClass.IN, r);
+      s.zoneCache.put(owner, q.qname, Type.NULL, t);
+    }
+    return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
+  }
+
   /** The records of a planner decision, after the CNAME chain that led to the service. */
   private static Resolution resolve(Zone zone, Query q, Decision d, List<Record> chain) {
     Name owner =
@@ -214,8 +249,9 @@ public final class Responder {
       }
     }
     if (answer.size() == chain.size()) {
+      // NODATA for the service's name: cache "no such address" no longer than the addresses.
       return new Resolution(
-          Rcode.NOERROR, true, answer, List.of(zone.negativeSoa()), List.of(), null);
+          Rcode.NOERROR, true, answer, List.of(zone.negativeSoa(ttl)), List.of(), null);
     }
     return new Resolution(Rcode.NOERROR, true, answer, List.of(), List.of(), null);
   }
@@ -260,6 +296,9 @@ public final class Responder {
     final ResponderSettings settings;
     final ResponseCache zoneCache = new ResponseCache(CACHE_SLOTS);
     final ResponseCache decisionCache = new ResponseCache(CACHE_SLOTS);
+
+    /** One identity per capped negative TTL, as the cache owner of capped NODATA templates. */
+    final ConcurrentHashMap<Long, Object> ttlOwners = new ConcurrentHashMap<>();
 
     private Served(ZoneIndex index, StaticAnswers answers, ResponderSettings settings) {
       this.index = index;

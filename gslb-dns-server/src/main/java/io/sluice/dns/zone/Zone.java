@@ -79,6 +79,27 @@ public final class Zone {
     return negativeSoa;
   }
 
+  /**
+   * The negative-answer SOA with its TTL lowered to {@code maxTtl} when that is shorter; the shared
+   * record when it is not (or {@code maxTtl} is negative: unknown).
+   */
+  public SOARecord negativeSoa(long maxTtl) {
+    if (maxTtl < 0 || maxTtl >= negativeSoa.getTTL()) {
+      return negativeSoa;
+    }
+    return new SOARecord(
+        origin,
+        DClass.IN,
+        maxTtl,
+        negativeSoa.getHost(),
+        negativeSoa.getAdmin(),
+        negativeSoa.getSerial(),
+        negativeSoa.getRefresh(),
+        negativeSoa.getRetry(),
+        negativeSoa.getExpire(),
+        negativeSoa.getMinimum());
+  }
+
   /** Every owner name of the zone, empty non-terminals included. */
   public Set<Name> names() {
     return nodes.keySet();

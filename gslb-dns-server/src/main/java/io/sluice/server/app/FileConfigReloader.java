@@ -34,10 +34,17 @@ public final class FileConfigReloader implements ConfigReloader {
   @Override
   public CommandResult reload(Actor actor) throws ConfigException {
     try {
-      SluiceConfig config = overrides.apply(ConfigLoader.load(file));
-      Problems problems = new Problems(file.toString());
-      config.validate(problems);
-      problems.throwIfAny();
+      SluiceConfig config;
+      try {
+        config = overrides.apply(ConfigLoader.load(file));
+        Problems problems = new Problems(file.toString());
+        config.validate(problems);
+        problems.throwIfAny();
+      } catch (ConfigException e) {
+        // Rejected before the node saw it; the node counts the reloads that reach it.
+        node.reloadRejected();
+        throw e;
+      }
       for (String warning : PolicyPlanner.check(config, file.toString())) {
         log.warn("{}", warning);
       }

@@ -94,6 +94,11 @@ public final class SluiceNode implements AutoCloseable {
     return next;
   }
 
+  /** Counts a reload whose file was rejected before it could be applied. */
+  void reloadRejected() {
+    metrics.configReload(false);
+  }
+
   public SnapshotStore store() {
     return store;
   }

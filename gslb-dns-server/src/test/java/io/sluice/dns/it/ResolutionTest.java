@@ -368,6 +368,15 @@ class ResolutionTest {
   }
 
   @org.junit.jupiter.api.Test
+  void nodataAtAServiceNameIsCappedToTheServiceTtl() throws Exception {
+    Message m = server.query("app.example.test.", Type.MX, false);
+    assertEquals(0, m.getSection(Section.ANSWER).size());
+    SOARecord soa = (SOARecord) m.getSection(Section.AUTHORITY).get(0);
+    // min(SOA TTL 600, SOA minimum 120, the service's ttl 30)
+    assertEquals(30, soa.getTTL());
+  }
+
+  @org.junit.jupiter.api.Test
   void referralCarriesGlueForInBailiwickServersOnly() throws Exception {
     Message m = server.query("www.dev.example.test.", Type.A, false);
     List<String> glue =

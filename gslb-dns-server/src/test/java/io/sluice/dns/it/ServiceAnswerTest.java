@@ -103,6 +103,7 @@ class ServiceAnswerTest {
     assertEquals(Rcode.NOERROR, m.getRcode());
     assertEquals(0, m.getSection(Section.ANSWER).size());
     assertEquals(Type.SOA, m.getSection(Section.AUTHORITY).get(0).getType());
+    assertEquals(42, m.getSection(Section.AUTHORITY).get(0).getTTL(), "capped to the decision's");
   }
 
   @Test

@@ -126,6 +126,8 @@ class ReloadTest {
     ConfigException e = assertThrows(ConfigException.class, () -> reloader.reload(OPERATOR));
     assertTrue(e.getMessage().contains("dns.port"), e.getMessage());
     assertEquals(List.of("192.0.2.1"), answers(ask("www.example.test.")));
+    assertEquals(1, failedReloads.get(), "counted once, though never applied");
+    assertEquals(0, okReloads.get());
   }
 
   @Test
