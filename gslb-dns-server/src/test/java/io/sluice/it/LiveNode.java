@@ -51,15 +51,25 @@ final class LiveNode implements AutoCloseable {
     this.token = token;
   }
 
-  /** Writes {@code yaml} to {@code dir/sluice.yaml} and starts the node on it. */
+  /**
+   * Writes {@code yaml} (which declares no admin tokens) to {@code dir/sluice.yaml} and starts the
+   * node on it; requests use the local admin token the node writes to its state directory.
+   */
   static LiveNode start(Path dir, String yaml) throws Exception {
+    return start(dir, yaml, null);
+  }
+
+  /** As {@link #start(Path, String)}, with {@code adminToken} for requests when it is not null. */
+  static LiveNode start(Path dir, String yaml, String adminToken) throws Exception {
     Path file = dir.resolve("sluice.yaml");
     Files.writeString(file, yaml);
     SluiceRuntime runtime = SluiceRuntime.start(ConfigLoader.load(file), file, CliOverrides.NONE);
     try {
-      Path tokenFile = runtime.node().store().current().config().stateDirectory();
-      String token =
-          Files.readString(tokenFile.resolve("admin.token"), StandardCharsets.UTF_8).trim();
+      String token = adminToken;
+      if (token == null) {
+        Path stateDir = runtime.node().store().current().config().stateDirectory();
+        token = Files.readString(stateDir.resolve("admin.token"), StandardCharsets.UTF_8).trim();
+      }
       return new LiveNode(file, runtime, token);
     } catch (IOException | RuntimeException e) {
       runtime.close();
@@ -142,16 +152,27 @@ final class LiveNode implements AutoCloseable {
   }
 
   Reply post(String path, String body) throws IOException, InterruptedException {
+    return post(path, body, token);
+  }
+
+  /** A POST with another bearer token than the admin's. */
+  Reply post(String path, String body, String bearer) throws IOException, InterruptedException {
     return send(
         HttpRequest.newBuilder(URI.create(adminUrl() + path))
             .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body)));
+            .POST(HttpRequest.BodyPublishers.ofString(body)),
+        bearer);
   }
 
   private Reply send(HttpRequest.Builder b) throws IOException, InterruptedException {
+    return send(b, token);
+  }
+
+  private Reply send(HttpRequest.Builder b, String bearer)
+      throws IOException, InterruptedException {
     HttpResponse<String> r =
         http.send(
-            b.header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(5)).build(),
+            b.header("Authorization", "Bearer " + bearer).timeout(Duration.ofSeconds(5)).build(),
             HttpResponse.BodyHandlers.ofString());
     return new Reply(r.statusCode(), r.body());
   }
