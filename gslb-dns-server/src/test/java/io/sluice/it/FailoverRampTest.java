@@ -2,19 +2,16 @@ package io.sluice.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.ClientInfo;
 import io.sluice.core.state.Shift;
 import java.net.InetAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -67,19 +64,19 @@ class FailoverRampTest {
         pools:
           primary:
             health:
-              fullLink: { type: http, port: %d, path: /ready, interval: 300ms, timeout: 300ms }
+              fullLink: { type: http, port: %d, path: /ready, interval: 300ms, timeout: 1s }
               downAfter: 2
               upAfter: 1
-              attempts: 1
+              attempts: 2
               fastRecheck: 100ms
               cooldown: 0s
             endpoints: [ { name: a, address: %s } ]
           standby:
             health:
-              fullLink: { type: http, port: %d, path: /ready, interval: 300ms, timeout: 300ms }
+              fullLink: { type: http, port: %d, path: /ready, interval: 300ms, timeout: 1s }
               downAfter: 2
               upAfter: 1
-              attempts: 1
+              attempts: 2
               fastRecheck: 100ms
               cooldown: 0s
             endpoints: [ { name: a, address: %s } ]
@@ -101,7 +98,9 @@ class FailoverRampTest {
                   cooldown: 60s
                   shiftTtl: %d
                   ttlMargin: 1s
-                  gates: { requireUp: true }
+                  # A loaded test machine can fail a standby check now and then; the error-rate
+                  # gate is not what this test is about, so it is loose.
+                  gates: { requireUp: true, maxErrorRate: 0.5 }
         """
         .formatted(primaryPort, PRIMARY, standbyPort, STANDBY, WINDOW_MILLIS, SHIFT_TTL);
   }
@@ -214,13 +213,13 @@ class FailoverRampTest {
     assertEquals(25.0, firstStep, "the ramp starts at its first step");
     long detectionToFirstStep = firstStepAt - downSince;
     System.out.println(
-        "failover: detection-to-first-step " + detectionToFirstStep + " ms (verdict down -> 25%)");
+        "failover: detection-to-first-step "
+            + detectionToFirstStep
+            + " ms (verdict down -> 25%, polled every 5 ms)");
 
     // The hard-down primary is gone from every answer at once (red line), with the short TTL.
     List<Answer> during = new ArrayList<>();
-    if (verdict("primary") == Verdict.DOWN) {
-      assertEquals(Set.copyOf(subnets), onStandby(during), "a hard-down pool is never answered");
-    }
+    assertEquals(Set.copyOf(subnets), onStandby(during), "a hard-down pool is never answered");
 
     // The backend comes back while the ramp runs: the ramp's cohorts now decide who stays moved.
     primary.start();
@@ -232,7 +231,9 @@ class FailoverRampTest {
     long rampDeadline = firstStepAt + 3 * WINDOW_MILLIS + 3000;
     double percent = failoverPercent();
     while (percent < 100) {
-      assertTrue(System.currentTimeMillis() < rampDeadline, "the ramp reached 100% in time");
+      if (System.currentTimeMillis() > rampDeadline) {
+        fail("the ramp did not reach 100% in time: " + node.get("/api/v1/switches").body());
+      }
       double atStart = failoverPercent();
       Set<String> moved = onStandby(during);
       double atEnd = failoverPercent();
@@ -273,19 +274,15 @@ class FailoverRampTest {
         "every answer during the shift carries the short TTL");
 
     // Roll back through the admin API while watching the answer of a moved client.
+    JsonNode svc = node.get("/api/v1/services/fo.example.test").json();
+    assertEquals(100.0, svc.path("shifts").path(0).path("percent").asDouble(), svc.toString());
+    assertEquals(SHIFT_TTL, svc.path("ttlOverride").asLong(), svc.toString());
     String watched = subnets.get(0);
     assertEquals(STANDBY, ask(watched).address());
-    HttpClient http = HttpClient.newHttpClient();
-    HttpRequest rollback =
-        HttpRequest.newBuilder(
-                URI.create(node.adminUrl() + "/api/v1/services/fo.example.test/rollback"))
-            .header("Authorization", "Bearer " + node.token)
-            .timeout(Duration.ofSeconds(5))
-            .POST(HttpRequest.BodyPublishers.ofString("{\"reason\": \"errors after switch\"}"))
-            .build();
     long sentAt = System.nanoTime();
-    CompletableFuture<HttpResponse<String>> reply =
-        http.sendAsync(rollback, HttpResponse.BodyHandlers.ofString());
+    CompletableFuture<LiveNode.Reply> reply =
+        node.postAsync(
+            "/api/v1/services/fo.example.test/rollback", "{\"reason\": \"errors after switch\"}");
     Answer after = ask(watched);
     int polls = 1;
     while (!after.address().equals(PRIMARY) && polls < 20_000) {
@@ -296,8 +293,8 @@ class FailoverRampTest {
     long rollbackToAnswer = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentAt);
     System.out.println(
         "failover: rollback-to-answer " + rollbackToAnswer + " ms (POST rollback -> DNS answer)");
-    HttpResponse<String> r = reply.get(5, TimeUnit.SECONDS);
-    assertEquals(200, r.statusCode(), r.body());
+    LiveNode.Reply r = reply.get(5, TimeUnit.SECONDS);
+    assertEquals(200, r.status(), r.body());
     assertTrue(rollbackToAnswer < 1000, "rollback took " + rollbackToAnswer + " ms");
     List<Answer> restored = new ArrayList<>();
     assertEquals(Set.of(), onStandby(restored), "every client back on the primary");
@@ -305,5 +302,42 @@ class FailoverRampTest {
         restored.stream().allMatch(a -> a.ttl() == SHIFT_TTL),
         "the short TTL stays after a rollback until the long one may return");
     assertFalse(failoverPercent() > 0, "no failover shift left in the plan");
+
+    // The switch record tells the same story: the step curve, a window apart, then the rollback.
+    LiveNode.Reply sw = node.get("/api/v1/switches?service=fo.example.test");
+    assertEquals(200, sw.status(), sw.body());
+    JsonNode record = null;
+    for (JsonNode r2 : sw.json().path("switches")) {
+      if (r2.path("trigger").asText().equals("failover")) {
+        record = r2;
+      }
+    }
+    assertNotNull(record, sw.body());
+    assertEquals("rolled-back", record.path("outcome").asText(), record.toString());
+    List<Double> percents = new ArrayList<>();
+    List<Long> times = new ArrayList<>();
+    for (JsonNode step : record.path("steps")) {
+      if (step.path("event").asText().equals("step")) {
+        percents.add(step.path("percent").asDouble());
+        times.add(step.path("atMillis").asLong());
+      }
+    }
+    assertTrue(percents.subList(0, 3).equals(List.of(25.0, 50.0, 100.0)), record.toString());
+    for (int i = 1; i < 3; i++) {
+      long held = times.get(i) - times.get(i - 1);
+      assertTrue(
+          held >= WINDOW_MILLIS && held <= WINDOW_MILLIS + 1500,
+          "step " + percents.get(i) + " after " + held + " ms: " + record);
+    }
+    System.out.println(
+        "failover: detection-to-first-step "
+            + (times.get(0) - downSince)
+            + " ms (verdict down -> 25% step, switch record)");
+    double serverRollbackMillis = record.path("details").path("rollbackMillis").asDouble(-1);
+    assertTrue(serverRollbackMillis >= 0, record.toString());
+    System.out.println(
+        "failover: rollback command to published snapshot "
+            + serverRollbackMillis
+            + " ms (switch record)");
   }
 }

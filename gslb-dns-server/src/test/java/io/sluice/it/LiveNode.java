@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.xbill.DNS.ClientSubnetOption;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.EDNSOption;
@@ -162,6 +163,19 @@ final class LiveNode implements AutoCloseable {
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body)),
         bearer);
+  }
+
+  /** A POST sent without waiting for the reply, on the same (warm) client as the others. */
+  CompletableFuture<Reply> postAsync(String path, String body) {
+    HttpRequest req =
+        HttpRequest.newBuilder(URI.create(adminUrl() + path))
+            .header("Content-Type", "application/json")
+            .header("Authorization", "Bearer " + token)
+            .timeout(Duration.ofSeconds(5))
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build();
+    return http.sendAsync(req, HttpResponse.BodyHandlers.ofString())
+        .thenApply(r -> new Reply(r.statusCode(), r.body()));
   }
 
   private Reply send(HttpRequest.Builder b) throws IOException, InterruptedException {
