@@ -128,15 +128,15 @@ class FailoverRampTest {
     standby.close();
   }
 
-  /** One answer: the address handed out and its TTL. */
-  private record Answer(String address, long ttl) {}
+  /** One answer: the address handed out, its TTL and its ECS scope prefix. */
+  private record Answer(String address, long ttl, int scope) {}
 
   private Answer ask(String subnet) throws Exception {
     Message q = LiveNode.queryMessage(SERVICE, Type.A, subnet);
     Message m = dns.send(q);
     List<Record> rs = m.getSection(Section.ANSWER);
     assertEquals(1, rs.size(), () -> subnet + ": " + m);
-    return new Answer(rs.get(0).rdataToString(), rs.get(0).getTTL());
+    return new Answer(rs.get(0).rdataToString(), rs.get(0).getTTL(), LiveNode.scope(m));
   }
 
   /** Asks as every client; returns the subnets answered with the standby. */
@@ -198,6 +198,9 @@ class FailoverRampTest {
     List<Answer> before = new ArrayList<>();
     assertEquals(Set.of(), onStandby(before), "everyone on the primary while it is up");
     assertTrue(before.stream().allMatch(a -> a.ttl() == 60), "the long TTL before any shift");
+    assertTrue(
+        before.stream().allMatch(a -> a.scope() == 0),
+        "priority alone does not depend on the client: scope /0");
     Set<Integer> distinctBuckets = new HashSet<>(bucketOf.values());
     assertTrue(distinctBuckets.size() > CLIENTS * 9 / 10, "the subnets spread over the buckets");
 
@@ -235,7 +238,9 @@ class FailoverRampTest {
         fail("the ramp did not reach 100% in time: " + node.get("/api/v1/switches").body());
       }
       double atStart = failoverPercent();
-      Set<String> moved = onStandby(during);
+      List<Answer> round = new ArrayList<>();
+      Set<String> moved = onStandby(round);
+      during.addAll(round);
       double atEnd = failoverPercent();
       assertTrue(atEnd >= atStart, "the ramp only advances while its gates hold");
       // Every client's answer is what its bucket gives at a step between the two readings.
@@ -245,6 +250,11 @@ class FailoverRampTest {
       movedSoFar = moved;
       if (atStart == atEnd && atStart > 0) {
         assertEquals(expectedMoved(atStart), moved, "the moved cohort at " + atStart + "%");
+        // Answers now depend on the client's bucket: a wider scope would let a resolver hand
+        // one client's answer to clients of other buckets.
+        assertTrue(
+            round.stream().allMatch(a -> a.scope() >= 24),
+            "scope at " + atStart + "%: " + round.stream().map(Answer::scope).distinct().toList());
         stepSeenAt.putIfAbsent(atStart, System.currentTimeMillis() - firstStepAt);
         stepShare.putIfAbsent(atStart, moved.size());
       }
