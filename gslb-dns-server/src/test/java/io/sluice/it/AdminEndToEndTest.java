@@ -15,6 +15,10 @@ import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.io.StringReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -140,13 +144,11 @@ class AdminEndToEndTest {
 
   @Test
   void metricsNeedTheToken() throws Exception {
-    java.net.http.HttpResponse<String> r =
-        java.net.http.HttpClient.newHttpClient()
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
             .send(
-                java.net.http.HttpRequest.newBuilder(
-                        java.net.URI.create(node.adminUrl() + "/metrics"))
-                    .build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
+                HttpRequest.newBuilder(URI.create(node.adminUrl() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
     assertEquals(401, r.statusCode());
   }
 

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -178,7 +179,7 @@ class FailoverRampTest {
     return node.store().current().health().verdict(pool + "/a");
   }
 
-  private static void waitFor(String what, long timeoutMillis, java.util.function.BooleanSupplier c)
+  private static void waitFor(String what, long timeoutMillis, BooleanSupplier c)
       throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     while (!c.getAsBoolean()) {

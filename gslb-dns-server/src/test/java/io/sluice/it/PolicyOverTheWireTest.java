@@ -7,8 +7,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.core.health.EndpointHealth;
 import io.sluice.core.health.Verdict;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -84,7 +86,7 @@ class PolicyOverTheWireTest {
   }
 
   private static List<String> union(List<String> a, List<String> b) {
-    return java.util.stream.Stream.concat(a.stream(), b.stream()).sorted().toList();
+    return Stream.concat(a.stream(), b.stream()).sorted().toList();
   }
 
   @Test
@@ -165,7 +167,7 @@ class PolicyOverTheWireTest {
 
   /** Stands in for the probes: publishes a verdict for endpoints, as the health engine does. */
   private static void setVerdict(Verdict v, String... keys) {
-    Map<String, EndpointHealth> changes = new java.util.HashMap<>();
+    Map<String, EndpointHealth> changes = new HashMap<>();
     for (String k : keys) {
       changes.put(k, EndpointHealth.of(v, System.currentTimeMillis(), "set by the test"));
     }
