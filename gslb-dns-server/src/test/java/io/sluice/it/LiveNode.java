@@ -1,0 +1,198 @@
+package io.sluice.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.state.SnapshotStore;
+import io.sluice.server.app.CliOverrides;
+import io.sluice.server.app.SluiceRuntime;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.xbill.DNS.ClientSubnetOption;
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.EDNSOption;
+import org.xbill.DNS.Message;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.OPTRecord;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.Section;
+import org.xbill.DNS.SimpleResolver;
+import org.xbill.DNS.Type;
+
+/**
+ * A whole Sluice process started in this JVM from a YAML file in a temporary directory, as {@code
+ * main} starts it: DNS on 127.0.0.1 and an ephemeral port, the admin API on another, its local
+ * admin token read from the state directory. Tests talk to it only through sockets, except where
+ * they stand in for the probes by writing health into the snapshot store.
+ */
+final class LiveNode implements AutoCloseable {
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  final Path configFile;
+  final SluiceRuntime runtime;
+  final String token;
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+
+  private LiveNode(Path configFile, SluiceRuntime runtime, String token) {
+    this.configFile = configFile;
+    this.runtime = runtime;
+    this.token = token;
+  }
+
+  /**
+   * Writes {@code yaml} (which declares no admin tokens) to {@code dir/sluice.yaml} and starts the
+   * node on it; requests use the local admin token the node writes to its state directory.
+   */
+  static LiveNode start(Path dir, String yaml) throws Exception {
+    return start(dir, yaml, null);
+  }
+
+  /** As {@link #start(Path, String)}, with {@code adminToken} for requests when it is not null. */
+  static LiveNode start(Path dir, String yaml, String adminToken) throws Exception {
+    Path file = dir.resolve("sluice.yaml");
+    Files.writeString(file, yaml);
+    SluiceRuntime runtime = SluiceRuntime.start(ConfigLoader.load(file), file, CliOverrides.NONE);
+    try {
+      String token = adminToken;
+      if (token == null) {
+        Path stateDir = runtime.node().store().current().config().stateDirectory();
+        token = Files.readString(stateDir.resolve("admin.token"), StandardCharsets.UTF_8).trim();
+      }
+      return new LiveNode(file, runtime, token);
+    } catch (IOException | RuntimeException e) {
+      runtime.close();
+      throw e;
+    }
+  }
+
+  SnapshotStore store() {
+    return runtime.node().store();
+  }
+
+  int dnsPort() {
+    return runtime.node().port();
+  }
+
+  String adminUrl() {
+    return "http://127.0.0.1:" + runtime.admin().port();
+  }
+
+  // ---- DNS ----
+
+  SimpleResolver resolver(boolean tcp) {
+    SimpleResolver r = new SimpleResolver(new InetSocketAddress("127.0.0.1", dnsPort()));
+    r.setTCP(tcp);
+    r.setTimeout(Duration.ofSeconds(3));
+    return r;
+  }
+
+  /** Asks for {@code name}/{@code type}; with {@code subnet} (CIDR) as EDNS Client Subnet. */
+  Message query(String name, int type, String subnet, boolean tcp) throws IOException {
+    return resolver(tcp).send(queryMessage(name, type, subnet));
+  }
+
+  /** A query for {@code name}/{@code type}; with {@code subnet} (CIDR) as EDNS Client Subnet. */
+  static Message queryMessage(String name, int type, String subnet) throws IOException {
+    Message q = Message.newQuery(Record.newRecord(Name.fromString(name), type, DClass.IN));
+    if (subnet != null) {
+      String[] parts = subnet.split("/");
+      ClientSubnetOption ecs =
+          new ClientSubnetOption(Integer.parseInt(parts[1]), InetAddress.getByName(parts[0]));
+      q.addRecord(new OPTRecord(1232, 0, 0, 0, List.of(ecs)), Section.ADDITIONAL);
+    }
+    return q;
+  }
+
+  Message query(String name, String subnet) throws IOException {
+    return query(name, Type.A, subnet, false);
+  }
+
+  /** The answer section's record data, in order. */
+  static List<String> addresses(Message m) {
+    List<String> out = new ArrayList<>();
+    for (Record r : m.getSection(Section.ANSWER)) {
+      out.add(r.rdataToString());
+    }
+    return out;
+  }
+
+  /** The ECS scope prefix of the answer, or -1 when it carries no ECS option. */
+  static int scope(Message m) {
+    OPTRecord opt = m.getOPT();
+    if (opt == null || opt.getOptions(EDNSOption.Code.CLIENT_SUBNET).isEmpty()) {
+      return -1;
+    }
+    return ((ClientSubnetOption) opt.getOptions(EDNSOption.Code.CLIENT_SUBNET).get(0))
+        .getScopePrefixLength();
+  }
+
+  // ---- admin API ----
+
+  /** One admin API answer: status and parsed JSON body (null when not JSON). */
+  record Reply(int status, String body) {
+    JsonNode json() throws IOException {
+      return JSON.readTree(body);
+    }
+  }
+
+  Reply get(String path) throws IOException, InterruptedException {
+    return send(HttpRequest.newBuilder(URI.create(adminUrl() + path)).GET());
+  }
+
+  Reply post(String path, String body) throws IOException, InterruptedException {
+    return post(path, body, token);
+  }
+
+  /** A POST with another bearer token than the admin's. */
+  Reply post(String path, String body, String bearer) throws IOException, InterruptedException {
+    return send(
+        HttpRequest.newBuilder(URI.create(adminUrl() + path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body)),
+        bearer);
+  }
+
+  /** A POST sent without waiting for the reply, on the same (warm) client as the others. */
+  CompletableFuture<Reply> postAsync(String path, String body) {
+    HttpRequest req =
+        HttpRequest.newBuilder(URI.create(adminUrl() + path))
+            .header("Content-Type", "application/json")
+            .header("Authorization", "Bearer " + token)
+            .timeout(Duration.ofSeconds(5))
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build();
+    return http.sendAsync(req, HttpResponse.BodyHandlers.ofString())
+        .thenApply(r -> new Reply(r.statusCode(), r.body()));
+  }
+
+  private Reply send(HttpRequest.Builder b) throws IOException, InterruptedException {
+    return send(b, token);
+  }
+
+  private Reply send(HttpRequest.Builder b, String bearer)
+      throws IOException, InterruptedException {
+    HttpResponse<String> r =
+        http.send(
+            b.header("Authorization", "Bearer " + bearer).timeout(Duration.ofSeconds(5)).build(),
+            HttpResponse.BodyHandlers.ofString());
+    return new Reply(r.statusCode(), r.body());
+  }
+
+  @Override
+  public void close() {
+    runtime.close();
+  }
+}
