@@ -35,15 +35,16 @@ import org.xbill.DNS.Type;
  * Automatic failover end to end: real HTTP backends checked by the node's own probes, a real DNS
  * client asking as 200 client subnets, and the admin API's rollback.
  *
- * <p>Killing the primary's backend makes it hard-down, and the red-line step removes it from every
- * answer at once; the failover ramp governs the standby's share from then on. Starting the backend
- * again while the ramp runs makes the ramp visible on the wire: clients in buckets below the
- * current step stay on the standby, the others return to the primary. Rolling back restores the
- * primary for everyone.
+ * <p>The primary pool has two endpoints and fails over when fewer than 75% of them are usable.
+ * Killing one of its backends degrades it: the failover ramp starts while the primary still serves,
+ * clients in buckets below the current step get the standby and the others the primary's remaining
+ * endpoint, so the standby's load grows step by step. Rolling back restores the primary for
+ * everyone.
  */
 class FailoverRampTest {
   private static final String SERVICE = "fo.example.test.";
   private static final String PRIMARY = "127.0.0.2";
+  private static final String PRIMARY_B = "127.0.0.4";
   private static final String STANDBY = "127.0.0.3";
   private static final int CLIENTS = 200;
   private static final long WINDOW_MILLIS = 3000;
@@ -51,13 +52,14 @@ class FailoverRampTest {
 
   @TempDir Path dir;
   private Backend primary;
+  private Backend primaryB;
   private Backend standby;
   private LiveNode node;
   private SimpleResolver dns;
   private final List<String> subnets = new ArrayList<>();
   private final Map<String, Integer> bucketOf = new LinkedHashMap<>();
 
-  private static String config(int primaryPort, int standbyPort) {
+  private static String config(int primaryPort, int primaryBPort, int standbyPort) {
     return """
         dns: { listen: [127.0.0.1], port: 0, threads: 1 }
         admin: { listen: 127.0.0.1, port: 0 }
@@ -71,7 +73,17 @@ class FailoverRampTest {
               attempts: 2
               fastRecheck: 100ms
               cooldown: 0s
-            endpoints: [ { name: a, address: %s } ]
+            endpoints:
+              - { name: a, address: %s }
+              - name: b
+                address: %s
+                health:
+                  fullLink: { type: http, port: %d, path: /ready, interval: 300ms, timeout: 1s }
+                  downAfter: 2
+                  upAfter: 1
+                  attempts: 2
+                  fastRecheck: 100ms
+                  cooldown: 0s
           standby:
             health:
               fullLink: { type: http, port: %d, path: /ready, interval: 300ms, timeout: 1s }
@@ -99,18 +111,28 @@ class FailoverRampTest {
                   cooldown: 60s
                   shiftTtl: %d
                   ttlMargin: 1s
+                  failoverBelow: 75
                   # A loaded test machine can fail a standby check now and then; the error-rate
                   # gate is not what this test is about, so it is loose.
                   gates: { requireUp: true, maxErrorRate: 0.5 }
         """
-        .formatted(primaryPort, PRIMARY, standbyPort, STANDBY, WINDOW_MILLIS, SHIFT_TTL);
+        .formatted(
+            primaryPort,
+            PRIMARY,
+            PRIMARY_B,
+            primaryBPort,
+            standbyPort,
+            STANDBY,
+            WINDOW_MILLIS,
+            SHIFT_TTL);
   }
 
   @BeforeEach
   void start() throws Exception {
     primary = new Backend(PRIMARY);
+    primaryB = new Backend(PRIMARY_B);
     standby = new Backend(STANDBY);
-    node = LiveNode.start(dir, config(primary.port(), standby.port()));
+    node = LiveNode.start(dir, config(primary.port(), primaryB.port(), standby.port()));
     dns = node.resolver(false);
     for (int i = 0; i < CLIENTS; i++) {
       String subnet = "10." + (i / 256) + "." + (i % 256) + ".0/24";
@@ -126,19 +148,26 @@ class FailoverRampTest {
       node.close();
     }
     primary.close();
+    primaryB.close();
     standby.close();
   }
 
-  /** One answer: the address handed out, its TTL and its ECS scope prefix. */
-  private record Answer(String address, long ttl, int scope) {}
+  /** One answer: the addresses handed out, their TTL and the ECS scope prefix. */
+  private record Answer(Set<String> addresses, long ttl, int scope) {}
 
   private Answer ask(String subnet) throws Exception {
     Message q = LiveNode.queryMessage(SERVICE, Type.A, subnet);
     Message m = dns.send(q);
     List<Record> rs = m.getSection(Section.ANSWER);
-    assertEquals(1, rs.size(), () -> subnet + ": " + m);
-    return new Answer(rs.get(0).rdataToString(), rs.get(0).getTTL(), LiveNode.scope(m));
+    assertFalse(rs.isEmpty(), () -> subnet + ": " + m);
+    Set<String> addresses = new HashSet<>();
+    for (Record r : rs) {
+      addresses.add(r.rdataToString());
+    }
+    return new Answer(addresses, rs.get(0).getTTL(), LiveNode.scope(m));
   }
+
+  private volatile boolean primaryADown;
 
   /** Asks as every client; returns the subnets answered with the standby. */
   private Set<String> onStandby(List<Answer> seen) throws Exception {
@@ -146,10 +175,12 @@ class FailoverRampTest {
     for (String s : subnets) {
       Answer a = ask(s);
       seen.add(a);
-      if (a.address().equals(STANDBY)) {
+      if (a.addresses().contains(STANDBY)) {
+        assertEquals(Set.of(STANDBY), a.addresses(), s);
         moved.add(s);
       } else {
-        assertEquals(PRIMARY, a.address(), s);
+        assertTrue(Set.of(PRIMARY, PRIMARY_B).containsAll(a.addresses()), s + ": " + a);
+        assertFalse(primaryADown && a.addresses().contains(PRIMARY), "a down endpoint: " + s);
       }
     }
     return moved;
@@ -175,8 +206,8 @@ class FailoverRampTest {
     return 0;
   }
 
-  private Verdict verdict(String pool) {
-    return node.store().current().health().verdict(pool + "/a");
+  private Verdict verdict(String endpoint) {
+    return node.store().current().health().verdict(endpoint);
   }
 
   private static void waitFor(String what, long timeoutMillis, BooleanSupplier c)
@@ -195,7 +226,10 @@ class FailoverRampTest {
     waitFor(
         "both pools up",
         10_000,
-        () -> verdict("primary") == Verdict.UP && verdict("standby") == Verdict.UP);
+        () ->
+            verdict("primary/a") == Verdict.UP
+                && verdict("primary/b") == Verdict.UP
+                && verdict("standby/a") == Verdict.UP);
     List<Answer> before = new ArrayList<>();
     assertEquals(Set.of(), onStandby(before), "everyone on the primary while it is up");
     assertTrue(before.stream().allMatch(a -> a.ttl() == 60), "the long TTL before any shift");
@@ -205,10 +239,11 @@ class FailoverRampTest {
     Set<Integer> distinctBuckets = new HashSet<>(bucketOf.values());
     assertTrue(distinctBuckets.size() > CLIENTS * 9 / 10, "the subnets spread over the buckets");
 
-    // Kill the primary's backend: its checks now get connection refused.
+    // Kill one of the primary's two backends: 50% usable, below the 75% failover floor.
     long killedAt = System.currentTimeMillis();
     primary.kill();
-    waitFor("the primary's verdict down", 10_000, () -> verdict("primary") == Verdict.DOWN);
+    waitFor("the primary's verdict down", 10_000, () -> verdict("primary/a") == Verdict.DOWN);
+    primaryADown = true;
     long downSince = node.store().current().health().get("primary/a").sinceMillis();
     System.out.println("failover: kill-to-verdict-down " + (downSince - killedAt) + " ms");
     waitFor("the first failover step", 5_000, () -> failoverPercent() > 0);
@@ -221,14 +256,8 @@ class FailoverRampTest {
             + detectionToFirstStep
             + " ms (verdict down -> 25%, polled every 5 ms)");
 
-    // The hard-down primary is gone from every answer at once (red line), with the short TTL.
+    // The degraded primary keeps the clients the ramp has not moved yet, on its live endpoint.
     List<Answer> during = new ArrayList<>();
-    assertEquals(Set.copyOf(subnets), onStandby(during), "a hard-down pool is never answered");
-
-    // The backend comes back while the ramp runs: the ramp's cohorts now decide who stays moved.
-    primary.start();
-    waitFor("the primary's verdict up again", 10_000, () -> verdict("primary") == Verdict.UP);
-
     Set<String> movedSoFar = new HashSet<>();
     Map<Double, Long> stepSeenAt = new LinkedHashMap<>();
     Map<Double, Integer> stepShare = new LinkedHashMap<>();
@@ -289,14 +318,14 @@ class FailoverRampTest {
     assertEquals(100.0, svc.path("shifts").path(0).path("percent").asDouble(), svc.toString());
     assertEquals(SHIFT_TTL, svc.path("ttlOverride").asLong(), svc.toString());
     String watched = subnets.get(0);
-    assertEquals(STANDBY, ask(watched).address());
+    assertEquals(Set.of(STANDBY), ask(watched).addresses());
     long sentAt = System.nanoTime();
     CompletableFuture<LiveNode.Reply> reply =
         node.postAsync(
             "/api/v1/services/fo.example.test/rollback", "{\"reason\": \"errors after switch\"}");
     Answer after = ask(watched);
     int polls = 1;
-    while (!after.address().equals(PRIMARY) && polls < 20_000) {
+    while (after.addresses().contains(STANDBY) && polls < 20_000) {
       assertTrue(System.nanoTime() - sentAt < TimeUnit.SECONDS.toNanos(5), "rollback took effect");
       after = ask(watched);
       polls++;

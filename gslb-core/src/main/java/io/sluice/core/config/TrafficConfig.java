@@ -8,7 +8,8 @@ import java.util.Locale;
  * How traffic shifts for one service: mode, ramp steps and observation window, cooldown, the TTL
  * served while shifting, whether failback is automatic, the gates of every step, how long a
  * proposed step waits for confirmation and what happens then, the margin before the long TTL
- * returns, and whether auto-with-confirm asks for each step or once for the whole move.
+ * returns, whether auto-with-confirm asks for each step or once for the whole move, and below which
+ * share of usable endpoints a degraded pool is failed over.
  */
 public record TrafficConfig(
     String mode,
@@ -21,7 +22,8 @@ public record TrafficConfig(
     Duration confirmTimeout,
     String onConfirmTimeout,
     Duration ttlMargin,
-    String confirm) {
+    String confirm,
+    Integer failoverBelow) {
 
   public TrafficConfig {
     mode = mode == null ? "auto" : mode.toLowerCase(Locale.ROOT);
@@ -36,6 +38,43 @@ public record TrafficConfig(
         onConfirmTimeout == null ? "reject" : onConfirmTimeout.toLowerCase(Locale.ROOT);
     ttlMargin = ttlMargin == null ? Duration.ofSeconds(5) : ttlMargin;
     confirm = confirm == null ? "step" : confirm.toLowerCase(Locale.ROOT);
+    failoverBelow = failoverBelow == null ? 0 : failoverBelow;
+  }
+
+  /** Every setting but {@code failoverBelow}, which takes its default. */
+  public TrafficConfig(
+      String mode,
+      List<Integer> steps,
+      Duration window,
+      Duration cooldown,
+      Long shiftTtl,
+      Boolean autoFailback,
+      GateConfig gates,
+      Duration confirmTimeout,
+      String onConfirmTimeout,
+      Duration ttlMargin,
+      String confirm) {
+    this(
+        mode,
+        steps,
+        window,
+        cooldown,
+        shiftTtl,
+        autoFailback,
+        gates,
+        confirmTimeout,
+        onConfirmTimeout,
+        ttlMargin,
+        confirm,
+        null);
+  }
+
+  /**
+   * True when a pool with {@code usable} of {@code total} endpoints not down counts as failed: none
+   * usable, or fewer than {@code failoverBelow} percent.
+   */
+  public boolean poolFailed(int usable, int total) {
+    return total > 0 && (usable == 0 || usable * 100L < (long) failoverBelow * total);
   }
 
   /** The settings of the first release, with defaults for everything added since. */
@@ -46,7 +85,7 @@ public record TrafficConfig(
       Duration cooldown,
       Long shiftTtl,
       Boolean autoFailback) {
-    this(mode, steps, window, cooldown, shiftTtl, autoFailback, null, null, null, null, null);
+    this(mode, steps, window, cooldown, shiftTtl, autoFailback, null, null, null, null, null, null);
   }
 
   public static TrafficConfig defaults() {
@@ -97,5 +136,6 @@ public record TrafficConfig(
     if (ttlMargin.isNegative()) {
       p.add(Problems.child(path, "ttlMargin"), "must not be negative");
     }
+    p.range(Problems.child(path, "failoverBelow"), failoverBelow, 0, 100);
   }
 }

@@ -86,7 +86,7 @@ final class ControllerSteps {
             long now = ticker.currentTimeMillis();
             HealthView health = store.current().health();
             writer.controllerStep(drillStep(name, cfg, results, now));
-            writer.controllerStep(staleProposal(name, health, snap.config()));
+            writer.controllerStep(staleProposal(name, cfg, health, snap.config()));
             writer.controllerStep(pendingTimeout(name, cfg, now));
             writer.controllerStep(rampStep(name, cfg, results, now));
             writer.controllerStep(ttlRestore(name, cfg, now));
@@ -113,10 +113,12 @@ final class ControllerSteps {
   }
 
   /**
-   * Withdraws a proposed failover whose pools are no longer all down, or a proposed failback whose
+   * Withdraws a proposed failover whose pools are no longer failed, or a proposed failback whose
    * pools are not recovered any more: confirming it later would act on a condition that is gone.
    */
-  private Outcome staleProposal(String name, HealthView health, SluiceConfig config) {
+  private Outcome staleProposal(
+      String name, ServiceConfig cfg, HealthView health, SluiceConfig config) {
+    TrafficConfig traffic = cfg.traffic();
     ControlState cs = writer.state();
     ServiceControl sc = cs.service(name);
     Pending p = sc.pending();
@@ -127,7 +129,7 @@ final class ControllerSteps {
     boolean holds =
         "start".equals(p.kind())
             ? p.proposal().shift().from().stream()
-                .allMatch(pool -> PoolHealth.down(config, health, pool, evidence))
+                .allMatch(pool -> PoolHealth.down(config, traffic, health, pool, evidence))
             : p.proposal().shift().from().stream()
                 .allMatch(pool -> PoolHealth.recovered(config, health, pool, evidence));
     if (holds) {
@@ -290,7 +292,7 @@ final class ControllerSteps {
     List<String> down = new ArrayList<>();
     Map<String, Object> evidence = new LinkedHashMap<>();
     for (String p : pools) {
-      if (PoolHealth.down(config, health, p, evidence)) {
+      if (PoolHealth.down(config, tc, health, p, evidence)) {
         down.add(p);
       }
     }

@@ -103,6 +103,38 @@ class TrafficControllerTest {
   }
 
   @Test
+  void aDegradedPoolFailsOverWhenBelowTheConfiguredShare() throws Exception {
+    try (TrafficFixture f = new TrafficFixture(dir, RAMP + "failoverBelow: 75\n")) {
+      f.allUp();
+      f.tickAfter(s(1));
+      // One of primary's two endpoints down: 50% usable, below the 75% floor.
+      f.store.update(
+          st ->
+              st.withHealth(
+                  st.health()
+                      .with(
+                          "primary/a",
+                          io.sluice.core.health.EndpointHealth.of(Verdict.DOWN, 0, "test"))));
+      f.tickAfter(s(1));
+      assertEquals(10.0, f.shiftPercent("failover"), "a degraded pool starts a ramp");
+      assertEquals(List.of("primary"), f.plan().shifts().get(0).from());
+    }
+    try (TrafficFixture f = new TrafficFixture(dir.resolve("default"), RAMP)) {
+      f.allUp();
+      f.tickAfter(s(1));
+      f.store.update(
+          st ->
+              st.withHealth(
+                  st.health()
+                      .with(
+                          "primary/a",
+                          io.sluice.core.health.EndpointHealth.of(Verdict.DOWN, 0, "test"))));
+      f.tickAfter(s(1));
+      assertTrue(f.plan().shifts().isEmpty(), "by default only a pool with no usable endpoint");
+    }
+  }
+
+  @Test
   void cohortsOnlyGrowAsTheRampAdvances() {
     Shift shift = new Shift("x", List.of("a"), List.of("b"), 0);
     double[] steps = {1, 5, 20, 50, 100};
