@@ -3,8 +3,10 @@
 #   bench/start-sluice.sh PORT THREADS RUNDIR
 # writes RUNDIR/sluice.yaml serving example.test (the static records of the peers' common zone,
 # plus www and geo as GSLB services) and execs Sluice in the foreground on 127.0.0.1:PORT.
-# Build the jar beforehand (./sluice check, or mvn -B -q -DskipTests package): the harness waits
-# only 60 s for the first answer.
+# The admin API listens on an ephemeral loopback port (so a running example on 8053 does not
+# clash) and all state (journal, audit log, verdicts) stays under RUNDIR.
+# Build the jar beforehand (mvn -B -q -DskipTests package): the harness waits only 60 s for the
+# first answer. SLUICE_JAVA_OPTS passes extra JVM options (for example a JFR recording).
 set -euo pipefail
 if [ $# -ne 3 ]; then
   echo "usage: $0 PORT THREADS RUNDIR" >&2
@@ -22,9 +24,11 @@ cat >"$rundir/sluice.yaml" <<'YAML'
 dns:
   listen: [127.0.0.1]
   udpPayloadSize: 1232
+admin:
+  listen: 127.0.0.1
 regions:
   r1: { proximity: [r2, r3] }
-  r2: { proximity: [r1, r3] }
+  r2: { proximity: [r3, r1] }
   r3: { proximity: [r1, r2] }
 topology:
   defaultRegion: r1
@@ -71,4 +75,4 @@ zones:
 YAML
 
 exec "$root/sluice" run --config "$rundir/sluice.yaml" --port "$port" --listen 127.0.0.1 \
-  --threads "$threads"
+  --threads "$threads" --admin-port 0 --state-dir "$rundir/state"
