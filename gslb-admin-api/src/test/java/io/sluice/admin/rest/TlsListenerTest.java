@@ -10,8 +10,8 @@ import io.sluice.admin.testing.RecordingControlPlane;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.testing.SelfSignedKeyStore;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,7 +24,6 @@ import java.security.PrivateKey;
 import java.security.cert.Certificate;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
@@ -119,41 +118,7 @@ class TlsListenerTest {
 
   /** A self-signed certificate for 127.0.0.1, made with the JDK's keytool. */
   private static KeyStore selfSigned(Path dir) throws Exception {
-    Path store = dir.resolve("admin.p12");
-    Process p =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair",
-                "-alias",
-                "admin",
-                "-keyalg",
-                "EC",
-                "-groupname",
-                "secp256r1",
-                "-dname",
-                "CN=127.0.0.1",
-                "-ext",
-                "san=ip:127.0.0.1",
-                "-validity",
-                "2",
-                "-storetype",
-                "PKCS12",
-                "-keystore",
-                store.toString(),
-                "-storepass",
-                new String(PASSWORD),
-                "-keypass",
-                new String(PASSWORD))
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "keytool timed out");
-    assertEquals(0, p.exitValue(), output);
-    KeyStore ks = KeyStore.getInstance("PKCS12");
-    try (InputStream in = Files.newInputStream(store)) {
-      ks.load(in, PASSWORD);
-    }
-    return ks;
+    return SelfSignedKeyStore.create(dir, "admin", "127.0.0.1", "ip:127.0.0.1", PASSWORD);
   }
 
   private static String pem(String type, byte[] der) {

@@ -9,12 +9,11 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import io.sluice.core.config.CheckConfig;
-import java.io.InputStream;
+import io.sluice.core.testing.SelfSignedKeyStore;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.time.Duration;
@@ -100,41 +99,8 @@ class HttpsCheckTest {
 
   /** A self-signed certificate for {@link #NAME} and 127.0.0.1, made with the JDK's keytool. */
   private static KeyStore selfSigned(Path dir) throws Exception {
-    Path store = dir.resolve("backend.p12");
-    Process p =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair",
-                "-alias",
-                "backend",
-                "-keyalg",
-                "EC",
-                "-groupname",
-                "secp256r1",
-                "-dname",
-                "CN=" + NAME,
-                "-ext",
-                "san=dns:" + NAME + ",ip:127.0.0.1",
-                "-validity",
-                "2",
-                "-storetype",
-                "PKCS12",
-                "-keystore",
-                store.toString(),
-                "-storepass",
-                new String(PASSWORD),
-                "-keypass",
-                new String(PASSWORD))
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "keytool timed out");
-    assertEquals(0, p.exitValue(), output);
-    KeyStore ks = KeyStore.getInstance("PKCS12");
-    try (InputStream in = Files.newInputStream(store)) {
-      ks.load(in, PASSWORD);
-    }
-    return ks;
+    return SelfSignedKeyStore.create(
+        dir, "backend", NAME, "dns:" + NAME + ",ip:127.0.0.1", PASSWORD);
   }
 
   private static CheckConfig https(String host, Boolean insecure) {
