@@ -72,7 +72,6 @@ final class ProbeScheduler {
   private final ScheduleLag lag = new ScheduleLag();
   private int inFlight;
   private long completed;
-  private long stale;
 
   ProbeScheduler(
       TaskScheduler ts,
@@ -229,9 +228,8 @@ final class ProbeScheduler {
     completed++;
     s.running--;
     metrics.probeCheck(s.target.kind(), r.ok(), r.reason(), r.rttNanos());
-    if (seq < s.applied) {
-      stale++;
-    } else if (!s.removed) {
+    // A run started before the one last applied is stale: the later run is newer evidence.
+    if (seq >= s.applied && !s.removed) {
       s.applied = seq;
       s.recheckAsked = false;
       handler.onResult(s.target, r);
@@ -271,11 +269,6 @@ final class ProbeScheduler {
 
   long completed() {
     return completed;
-  }
-
-  /** Results dropped because a later-launched run of the same target had already been applied. */
-  long stale() {
-    return stale;
   }
 
   int targets() {
