@@ -189,7 +189,10 @@ final class HealthEngine {
                     k,
                     null,
                     CheckFactory.withAttempts(
-                        checks.canary(k), CANARY_ATTEMPTS, CheckFactory.CANARY_TIMEOUT),
+                        checks.canary(k),
+                        CANARY_ATTEMPTS,
+                        CheckFactory.CANARY_TIMEOUT,
+                        ts.ticker()),
                     SWEEP_NANOS);
             scheduler.add(t, true);
             return t;
@@ -279,7 +282,10 @@ final class HealthEngine {
             key,
             layer,
             CheckFactory.withAttempts(
-                checks.create(c, e.address(), timeout), attempts, c.timeoutOr(timeout)),
+                checks.create(c, e.address(), timeout),
+                attempts,
+                c.timeoutOr(timeout),
+                ts.ticker()),
             c.intervalOr(interval).toNanos());
     scheduler.add(t, urgent);
     return t;
@@ -344,7 +350,11 @@ final class HealthEngine {
             && !st.gate.held(now)
             && tracker.streakFor(opinion) < st.health.cooldownBreak();
     if (fast || blocked) {
-      scheduler.recheck(st.deciding(), st.health.fastRecheck().toNanos());
+      // A failed heartbeat has already waited out its own timeout: confirm with the deciding
+      // check at once; the deciding check's own failures are re-run after the fast delay.
+      long fastNanos = st.health.fastRecheck().toNanos();
+      scheduler.recheck(
+          st.deciding(), t == st.deciding() ? fastNanos : 0, fastNanos, st.health.downAfter());
     }
   }
 

@@ -38,7 +38,7 @@ public final class LocalProbes {
   private final Listener listener;
   private final Map<String, VantageTracker> trackers = new HashMap<>();
   private final Map<String, ProbeTarget> deciding = new HashMap<>();
-  private final Map<String, Long> fastRecheck = new HashMap<>();
+  private final Map<String, HealthConfig> health = new HashMap<>();
 
   private LocalProbes(
       SluiceConfig config,
@@ -63,7 +63,7 @@ public final class LocalProbes {
                 String key = PoolConfig.endpointKey(pool, e);
                 trackers.put(
                     key, new VantageTracker(h.downAfter(), h.upAfter(), h.fullLink() != null));
-                fastRecheck.put(key, h.fastRecheck().toNanos());
+                health.put(key, h);
                 ProbeTarget hb = null;
                 ProbeTarget fl = null;
                 if (h.heartbeat() != null) {
@@ -98,7 +98,8 @@ public final class LocalProbes {
           new ProbeTarget(
               c,
               null,
-              CheckFactory.withAttempts(checks.canary(c), 3, CheckFactory.CANARY_TIMEOUT),
+              CheckFactory.withAttempts(
+                  checks.canary(c), 3, CheckFactory.CANARY_TIMEOUT, ts.ticker()),
               HealthEngine.SWEEP_NANOS),
           true);
     }
@@ -144,7 +145,10 @@ public final class LocalProbes {
             key,
             layer,
             CheckFactory.withAttempts(
-                checks.create(c, e.address(), timeout), h.attempts(), c.timeoutOr(timeout)),
+                checks.create(c, e.address(), timeout),
+                h.attempts(),
+                c.timeoutOr(timeout),
+                ts.ticker()),
             c.intervalOr(interval).toNanos());
     scheduler.add(t, layer == Layer.FULL_LINK || h.fullLink() == null);
     return t;
@@ -156,7 +160,10 @@ public final class LocalProbes {
       VantageTracker tracker = trackers.get(t.key());
       Observation o = new Observation("", t.kind(), r.ok(), r.rttMillis(), r.error(), at);
       if (tracker.record(t.layer(), o, ts.ticker().nanoTime())) {
-        scheduler.recheck(deciding.get(t.key()), fastRecheck.get(t.key()));
+        HealthConfig h = health.get(t.key());
+        ProbeTarget d = deciding.get(t.key());
+        long fastNanos = h.fastRecheck().toNanos();
+        scheduler.recheck(d, t == d ? fastNanos : 0, fastNanos, h.downAfter());
       }
     }
     listener.onResult(t.key(), t.kind(), r, at);

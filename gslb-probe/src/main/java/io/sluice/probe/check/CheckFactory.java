@@ -9,6 +9,7 @@ import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.sluice.core.config.Addresses;
 import io.sluice.core.config.CheckConfig;
 import io.sluice.core.config.ProbeConfig;
+import io.sluice.core.spi.Ticker;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -72,10 +73,11 @@ public final class CheckFactory implements CheckSource, AutoCloseable {
 
   /**
    * {@code check} made into runs of up to {@code attempts} tries (see {@link RetryingCheck}), or
-   * {@code check} itself for one attempt.
+   * {@code check} itself for one attempt; {@code clock} measures how long a run has taken (the
+   * engine's clock, so that simulated timeouts are measured on simulated time).
    */
-  public static Check withAttempts(Check check, int attempts, Duration timeout) {
-    return attempts <= 1 ? check : new RetryingCheck(check, attempts, timeout.toNanos());
+  public static Check withAttempts(Check check, int attempts, Duration timeout, Ticker clock) {
+    return attempts <= 1 ? check : new RetryingCheck(check, attempts, timeout.toNanos(), clock);
   }
 
   /** A check of one canary target as written in {@code probes.canaries}. */

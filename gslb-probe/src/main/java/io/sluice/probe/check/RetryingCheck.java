@@ -1,5 +1,6 @@
 package io.sluice.probe.check;
 
+import io.sluice.core.spi.Ticker;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -12,9 +13,11 @@ final class RetryingCheck implements Check {
   private final Check inner;
   private final int attempts;
   private final long budgetNanos;
+  private final Ticker clock;
 
-  RetryingCheck(Check inner, int attempts, long timeoutNanos) {
+  RetryingCheck(Check inner, int attempts, long timeoutNanos, Ticker clock) {
     this.inner = inner;
+    this.clock = clock;
     this.attempts = attempts;
     this.budgetNanos = timeoutNanos / 2;
   }
@@ -22,7 +25,7 @@ final class RetryingCheck implements Check {
   @Override
   public CompletableFuture<CheckResult> run() {
     CompletableFuture<CheckResult> out = new CompletableFuture<>();
-    attempt(1, System.nanoTime(), out);
+    attempt(1, clock.nanoTime(), out);
     return out;
   }
 
@@ -31,7 +34,7 @@ final class RetryingCheck implements Check {
         .run()
         .whenComplete(
             (r, e) -> {
-              long elapsed = System.nanoTime() - start;
+              long elapsed = clock.nanoTime() - start;
               if (r != null && (r.ok() || n >= attempts || elapsed >= budgetNanos)) {
                 out.complete(
                     n == 1
