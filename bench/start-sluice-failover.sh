@@ -11,13 +11,8 @@
 # The admin API listens on an ephemeral loopback port; state stays under RUNDIR.
 # Build the jar beforehand (mvn -B -q -DskipTests package): the harness waits only 60 s.
 set -euo pipefail
-if [ $# -ne 3 ]; then
-  echo "usage: $0 PORT THREADS RUNDIR" >&2
-  exit 2
-fi
-port=$1 threads=$2 rundir=$3
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-mkdir -p "$rundir"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_args "$@"
 
 cat >"$rundir/sluice.yaml" <<'YAML'
 # Failover zone: one static name (the harness's start-up check) and one health-checked service.
@@ -58,5 +53,4 @@ zones:
         pools: [backends]
 YAML
 
-exec "$root/sluice" run --config "$rundir/sluice.yaml" --port "$port" --listen 127.0.0.1 \
-  --threads "$threads" --admin-port 0 --state-dir "$rundir/state"
+exec_sluice

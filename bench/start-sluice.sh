@@ -8,13 +8,8 @@
 # Build the jar beforehand (mvn -B -q -DskipTests package): the harness waits only 60 s for the
 # first answer. SLUICE_JAVA_OPTS passes extra JVM options (for example a JFR recording).
 set -euo pipefail
-if [ $# -ne 3 ]; then
-  echo "usage: $0 PORT THREADS RUNDIR" >&2
-  exit 2
-fi
-port=$1 threads=$2 rundir=$3
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-mkdir -p "$rundir"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_args "$@"
 
 cat >"$rundir/sluice.yaml" <<'YAML'
 # Benchmark zone: the static data every peer serves, plus two GSLB services.
@@ -74,5 +69,4 @@ zones:
         pools: [ { pool: dc1 }, { pool: dc2 }, { pool: dc3 } ]
 YAML
 
-exec "$root/sluice" run --config "$rundir/sluice.yaml" --port "$port" --listen 127.0.0.1 \
-  --threads "$threads" --admin-port 0 --state-dir "$rundir/state"
+exec_sluice
