@@ -49,12 +49,23 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
    * @throws ConfigException when the configuration is invalid for the policy chain
    */
   public PolicyPlanner(SnapshotStore store, GslbMetrics metrics) throws ConfigException {
+    this(store, metrics, "config");
+  }
+
+  /** Like {@link #PolicyPlanner(SnapshotStore, GslbMetrics)}; errors name {@code file}. */
+  public PolicyPlanner(SnapshotStore store, GslbMetrics metrics, String file)
+      throws ConfigException {
     this.store = java.util.Objects.requireNonNull(store, "store");
     this.metrics = java.util.Objects.requireNonNull(metrics, "metrics (use GslbMetrics.NOOP)");
     Snapshot s = store.current();
-    this.compiled = PlanCompiler.compile(s.config(), "config");
+    this.compiled = PlanCompiler.compile(s.config(), file);
     this.live = derive(s, compiled);
     store.addListener(this::refresh);
+  }
+
+  /** Warnings about the configuration compiled last, each prefixed with its config path. */
+  public List<String> warnings() {
+    return compiled.warnings();
   }
 
   /**

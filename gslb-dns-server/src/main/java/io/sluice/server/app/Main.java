@@ -125,7 +125,7 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      SluiceConfig config = load(options, "invalid configuration:");
+      SluiceConfig config = load(options, "invalid configuration:", true);
       if (config == null) {
         return INVALID_CONFIG;
       }
@@ -134,28 +134,40 @@ public final class Main implements Callable<Integer> {
     }
   }
 
-  private static SluiceConfig load(ServerOptions o, String heading) {
+  /**
+   * Loads and validates the file with the overrides applied; with {@code compile}, also compiles
+   * the zones and the policy chain ({@code run} leaves that to the start itself, which does it once
+   * and reports the same problems).
+   */
+  private static SluiceConfig load(ServerOptions o, String heading, boolean compile) {
     try {
       SluiceConfig config = o.overrides().apply(ConfigLoader.load(o.config));
       Problems problems = new Problems(o.config.toString());
       config.validate(problems);
       problems.throwIfAny();
-      ZoneCompiler.compile(config, o.config.toString());
-      for (String warning : PolicyPlanner.check(config, o.config.toString())) {
-        log.warn("{}", warning);
+      if (compile) {
+        ZoneCompiler.compile(config, o.config.toString());
+        for (String warning : PolicyPlanner.check(config, o.config.toString())) {
+          log.warn("{}", warning);
+        }
       }
       return config;
     } catch (ConfigException e) {
-      System.err.println(heading);
-      for (ConfigProblem p : e.problems()) {
-        System.err.println("  " + p);
-      }
+      printProblems(heading, e);
       return null;
     }
   }
 
+  private static void printProblems(String heading, ConfigException e) {
+    System.err.println(heading);
+    for (ConfigProblem p : e.problems()) {
+      System.err.println("  " + p);
+    }
+  }
+
   private static int run(ServerOptions o) throws InterruptedException {
-    SluiceConfig config = load(o, "invalid configuration, not starting:");
+    String heading = "invalid configuration, not starting:";
+    SluiceConfig config = load(o, heading, false);
     if (config == null) {
       return INVALID_CONFIG;
     }
@@ -163,7 +175,7 @@ public final class Main implements Callable<Integer> {
     try {
       runtime = SluiceRuntime.start(config, o.config, o.overrides());
     } catch (ConfigException e) {
-      System.err.println(e.getMessage());
+      printProblems(heading, e);
       return INVALID_CONFIG;
     } catch (IOException e) {
       System.err.println("cannot start: " + e.getMessage());

@@ -62,7 +62,8 @@ public final class SluiceNode implements AutoCloseable {
     return start(config, ZoneCompiler.compile(config, name), store, planner, metrics);
   }
 
-  private static SluiceNode start(
+  /** Like the others, with the zones already compiled from {@code config}. */
+  public static SluiceNode start(
       SluiceConfig config,
       ZoneIndex index,
       SnapshotStore store,

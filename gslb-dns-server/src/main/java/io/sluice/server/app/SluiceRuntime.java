@@ -10,6 +10,8 @@ import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.traffic.TrafficSystem;
+import io.sluice.dns.zone.ZoneCompiler;
+import io.sluice.dns.zone.ZoneIndex;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
 import java.io.IOException;
@@ -50,18 +52,23 @@ public final class SluiceRuntime implements AutoCloseable {
    */
   public static SluiceRuntime start(SluiceConfig config, Path file, CliOverrides overrides)
       throws ConfigException, IOException, InterruptedException {
+    // Everything that can reject the configuration runs before anything opens state or sockets.
+    ZoneIndex zones = ZoneCompiler.compile(config, file.toString());
+    SnapshotStore store = new SnapshotStore(Snapshot.initial(config));
     PrometheusMetrics metrics = new PrometheusMetrics();
     GslbMetrics gslb = metrics.gslb();
-    SnapshotStore store = new SnapshotStore(Snapshot.initial(config));
     TrafficSystem traffic = null;
     ProbeService probes = null;
     SluiceNode node = null;
     AdminServer admin = null;
     try {
+      PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
+      for (String warning : planner.warnings()) {
+        log.warn("{}", warning);
+      }
       traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb);
       probes = ProbeService.start(store, traffic.auditSink(), gslb, Ticker.SYSTEM);
-      PolicyPlanner planner = new PolicyPlanner(store, gslb);
-      node = SluiceNode.start(config, file.toString(), store, planner, gslb);
+      node = SluiceNode.start(config, zones, store, planner, gslb);
       FileConfigReloader reloader = new FileConfigReloader(file, overrides, node);
       HangupReload.install(reloader);
       if (config.admin().enabled()) {
