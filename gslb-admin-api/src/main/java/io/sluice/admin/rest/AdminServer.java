@@ -95,7 +95,8 @@ public final class AdminServer implements AutoCloseable {
     JsonBodies bodies = new JsonBodies(ConfigLoader.jsonMapper());
     new ReadRoutes(store, control, explainer).register(router);
     new CommandRoutes(store, control, bodies).register(router);
-    new SystemRoutes(store, reloader, probeSink, metrics, bodies, () -> ready)
+    new SystemRoutes(
+            store, reloader, probeSink, metrics, bodies, () -> ready, control::storeProblem)
         .register(router, config.metricsPublic());
     this.handlers =
         new ThreadPoolExecutor(

@@ -8,6 +8,7 @@ import io.sluice.core.control.ControlPlane;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.store.DiskWrites;
 import io.sluice.core.store.FileDurableLog;
 import java.io.Closeable;
 import java.io.IOException;
@@ -63,13 +64,31 @@ public final class TrafficSystem implements Closeable {
       GslbMetrics metrics,
       ExternalMetric external)
       throws IOException {
+    return openManual(store, stateDir, ticker, metrics, external, DiskWrites.DIRECT);
+  }
+
+  /**
+   * Like {@link #openManual(SnapshotStore, Path, Ticker, GslbMetrics, ExternalMetric)}, writing
+   * every file of the state directory through {@code writes} (a test makes them fail as a full disk
+   * does).
+   */
+  public static TrafficSystem openManual(
+      SnapshotStore store,
+      Path stateDir,
+      Ticker ticker,
+      GslbMetrics metrics,
+      ExternalMetric external,
+      DiskWrites writes)
+      throws IOException {
     ObjectMapper json = mapper();
-    FileDurableLog log = FileDurableLog.open(stateDir.resolve("traffic"));
+    FileDurableLog log = FileDurableLog.open(stateDir.resolve("traffic"), 1000, writes);
     FileAuditLog audit = null;
     SwitchLog switches = null;
     try {
-      audit = FileAuditLog.open(stateDir.resolve("audit"), ticker);
-      switches = new SwitchLog(stateDir.resolve("switches.jsonl"), json, 1000);
+      audit = FileAuditLog.open(stateDir.resolve("audit"), ticker, 16L << 20, 10, writes);
+      switches = new SwitchLog(stateDir.resolve("switches.jsonl"), json, 1000, writes);
+      // Versions resume above every version an earlier run may have handed out.
+      store.resumeVersions(log.versionsReserved(), log::reserveVersions);
       TrafficController c =
           new TrafficController(store, log, audit, switches, ticker, metrics, external, json);
       return new TrafficSystem(log, audit, switches, c);
