@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
       "Authoritative DNS server for global server load balancing.",
       "Also: 'sluice ctl --help' (on-call CLI), 'sluice probe-agent --help' (remote vantage)."
     },
-    subcommands = {Main.Run.class, Main.Check.class})
+    subcommands = {Main.Run.class, Main.Check.class, StateCommand.class})
 public final class Main implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(Main.class);
 
@@ -178,6 +178,7 @@ public final class Main implements Callable<Integer> {
       printProblems(heading, e);
       return INVALID_CONFIG;
     } catch (IOException e) {
+      // A damaged state directory says itself how to repair it (StateCorruptException).
       System.err.println("cannot start: " + e.getMessage());
       return 1;
     }
