@@ -34,31 +34,9 @@ class StateDirectoryFaultsTest {
   @TempDir Path dir;
 
   private static String config(Path stateDir) {
-    return """
-        dns: { listen: [127.0.0.1], port: 0, threads: 1 }
-        admin: { listen: 127.0.0.1, port: 0 }
-        stateDir: %s
-        regions:
-          eu: { location: { lat: 51.5, lon: -0.1 } }
-          us: { location: { lat: 39.0, lon: -77.5 } }
-        topology: { defaultRegion: us }
-        pools:
-          p-eu: { region: eu, endpoints: [ { name: a, address: 192.0.2.11 } ] }
-          p-us: { region: us, endpoints: [ { name: a, address: 198.51.100.21 } ] }
-        zones:
-          - origin: example.test.
-            soa: { mname: ns1.example.test., rname: h.example.test. }
-            ns: [ns1.example.test.]
-            records:
-              - { name: ns1, type: A, data: 192.0.2.53 }
-            services:
-              - name: app
-                ttl: 30
-                pools: [{ pool: p-eu, weight: 1 }, { pool: p-us, weight: 1 }]
-                chain: [healthy, geo]
-                traffic: { mode: manual }
-        """
-        .formatted(stateDir);
+    String yaml = AdminEndToEndTest.CONFIG.replace("stateDir: state\n", "stateDir: " + stateDir + "\n");
+    assertTrue(yaml.contains(stateDir.toString()), "the shared configuration names its stateDir");
+    return yaml;
   }
 
   /** Drains p-us on odd steps and undrains it on even ones; returns the HTTP reply. */
