@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /**
@@ -51,6 +52,8 @@ public final class FileAuditLog implements AuditSink, Closeable {
   private long seq;
   private long firstSeqInCurrent;
   private long lastRevision;
+  // Rotated files never change: their indexes are built once, by queries, and shared by them.
+  private final ConcurrentHashMap<Path, LineIndex> indexes = new ConcurrentHashMap<>();
 
   private FileAuditLog(Path dir, Ticker ticker, long maxBytes, int maxFiles, DiskWrites writes)
       throws IOException {
@@ -260,19 +263,57 @@ public final class FileAuditLog implements AuditSink, Closeable {
     try {
       List<Path> files = new ArrayList<>(rotatedFiles());
       files.add(dir.resolve(CURRENT));
+      // Indexes of files deleted by rotation are dropped with them.
+      indexes.keySet().retainAll(files);
       for (int f = files.size() - 1; f >= 0 && out.size() < q.limit(); f--) {
-        byte[] all;
+        Path file = files.get(f);
         try {
-          all = Files.readAllBytes(files.get(f));
+          if (q.actor() != null || q.service() != null) {
+            readIndexed(index(file), q, out, skipped);
+          } else {
+            scanBackwards(Files.readAllBytes(file), needles, q, out, skipped);
+          }
         } catch (NoSuchFileException e) {
           continue; // rotated or deleted meanwhile
         }
-        scanBackwards(all, needles, q, out, skipped);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the audit log in " + dir, e);
     }
     return out;
+  }
+
+  private LineIndex index(Path file) throws IOException {
+    LineIndex idx = indexes.computeIfAbsent(file, f -> new LineIndex(f, JSON));
+    if (!idx.refresh()) {
+      // The current file was rotated away and replaced since it was indexed.
+      LineIndex fresh = new LineIndex(file, JSON);
+      fresh.refresh();
+      indexes.put(file, fresh);
+      return fresh;
+    }
+    return idx;
+  }
+
+  private static void readIndexed(LineIndex idx, AuditQuery q, List<AuditEvent> out, int[] skipped)
+      throws IOException {
+    int[] lines = idx.candidates(q.actor(), q.service());
+    try (RandomAccessFile in = new RandomAccessFile(idx.file().toFile(), "r")) {
+      for (int i = lines.length - 1; i >= 0 && out.size() < q.limit(); i--) {
+        try {
+          AuditEvent e = JSON.readValue(idx.line(in, lines[i]), AuditEvent.class);
+          if (matches(q, e)) {
+            if (skipped[0] < q.offset()) {
+              skipped[0]++;
+            } else {
+              out.add(e);
+            }
+          }
+        } catch (JsonProcessingException damaged) {
+          // A damaged line is skipped rather than hiding every event after it.
+        }
+      }
+    }
   }
 
   private static byte[][] needles(AuditQuery q) {
@@ -326,24 +367,11 @@ public final class FileAuditLog implements AuditSink, Closeable {
 
   private static boolean containsAll(byte[] all, int from, int to, byte[][] needles) {
     for (byte[] n : needles) {
-      if (!contains(all, from, to, n)) {
+      if (LineIndex.indexOf(all, from, to, n) < 0) {
         return false;
       }
     }
     return true;
-  }
-
-  private static boolean contains(byte[] all, int from, int to, byte[] n) {
-    outer:
-    for (int i = from; i + n.length <= to; i++) {
-      for (int k = 0; k < n.length; k++) {
-        if (all[i + k] != n[k]) {
-          continue outer;
-        }
-      }
-      return true;
-    }
-    return false;
   }
 
   private static boolean matches(AuditQuery q, AuditEvent e) {
