@@ -16,7 +16,9 @@ import io.sluice.core.store.DurableLog;
 import io.sluice.core.store.StoreUnavailableException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
@@ -24,9 +26,10 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The single writer of the traffic state: applies one {@link Outcome} at a time under a fair lock.
  * Each change is validated by its command, then written to the journal together with its audit
- * event (one fsync), then the audit log line is written from it, and only then is the next snapshot
- * published and the caller answered. A change that cannot be made durable is not published and the
- * caller gets a {@link StoreUnavailableException}; the store then reports itself unhealthy.
+ * event and finished switch records (one fsync), then the audit log line and switch records are
+ * written from it, and only then is the next snapshot published and the caller answered. A change
+ * that cannot be made durable is not published and the caller gets a {@link
+ * StoreUnavailableException}; the store then reports itself unhealthy.
  */
 final class StateWriter {
   private static final System.Logger LOG = System.getLogger(StateWriter.class.getName());
@@ -44,6 +47,8 @@ final class StateWriter {
   private volatile String problem;
   // The audit event of the last durable change when its audit log line could not be written.
   private AuditEvent auditBehind;
+  // Finished switch records of the last durable change not yet in switches.jsonl.
+  private List<SwitchRecord> switchesBehind = List.of();
 
   /**
    * Restores the last durable state and publishes it into {@code store}; re-derives the audit line
@@ -74,6 +79,17 @@ final class StateWriter {
           "the audit line of traffic state revision {0} was lost; writing it from the journal",
           state.revision());
       writeAudit(last.audit());
+    }
+    if (last != null && last.switches() != null) {
+      // Rewriting a record that is already there is harmless: the newest copy of an id wins.
+      Map<String, SwitchRecord> written = switchLog.byId();
+      List<SwitchRecord> missing =
+          last.switches().stream()
+              .filter(r -> !written.containsKey(r.id()) || !written.get(r.id()).equals(r))
+              .toList();
+      if (!missing.isEmpty()) {
+        writeSwitches(missing);
+      }
     }
     store.update(s -> s.withTraffic(PlanProjection.project(state, s.config())));
     reportTtls(state);
@@ -148,7 +164,8 @@ final class StateWriter {
    */
   private CommandResult apply(
       Actor actor, String reason, String requestId, Outcome o, long startedNanos) {
-    if (auditBehind != null && !writeAudit(auditBehind)) {
+    if ((auditBehind != null && !writeAudit(auditBehind))
+        || (!switchesBehind.isEmpty() && !writeSwitches(switchesBehind))) {
       // An unaudited change must not be followed by more: the journal keeps only the last event.
       throw StoreUnavailableException.still(problem);
     }
@@ -162,6 +179,7 @@ final class StateWriter {
             CommandResult r = new CommandResult(versioned.version(), true, o.message());
             ControlState next = requestId == null ? revised : revised.withRequest(requestId, r);
             long effectiveNanos = System.nanoTime() - startedNanos;
+            List<SwitchRecord> finished = new ArrayList<>();
             for (SwitchRecord sr : o.finished()) {
               SwitchRecord done = sr;
               if ("rolled-back".equals(sr.outcome())) {
@@ -172,7 +190,7 @@ final class StateWriter {
                         sr.endedMillis(),
                         rollbackTiming(sr, effectiveNanos, versioned.config()));
               }
-              switchLog.append(done);
+              finished.add(done);
             }
             Map<String, Object> details = new LinkedHashMap<>(o.details());
             details.put("revision", next.revision());
@@ -188,9 +206,12 @@ final class StateWriter {
                     versioned.version() - 1,
                     versioned.version(),
                     details);
-            log.commit(json.writeValueAsBytes(new JournalEntry(next, event)));
+            log.commit(json.writeValueAsBytes(new JournalEntry(next, event, finished)));
             state = next;
             writeAudit(event);
+            if (!finished.isEmpty()) {
+              writeSwitches(finished);
+            }
             result[0] = r;
           });
     } catch (IOException e) {
@@ -204,7 +225,7 @@ final class StateWriter {
       // The projection produced the same snapshot object: nothing to persist or publish.
       return new CommandResult(store.current().version(), false, o.message());
     }
-    if (auditBehind == null) {
+    if (auditBehind == null && switchesBehind.isEmpty()) {
       healthy();
     }
     if ("rollback".equals(o.action()) || "reject".equals(o.action())) {
@@ -229,6 +250,28 @@ final class StateWriter {
                   cause,
                   "the last change is durable and its audit event is kept in the journal; no"
                       + " further change is accepted until the audit log can be written")
+              .getMessage(),
+          e);
+      return false;
+    }
+  }
+
+  /** Appends finished switch records from a journal record; on failure the store is unhealthy. */
+  private boolean writeSwitches(List<SwitchRecord> records) {
+    try {
+      for (SwitchRecord r : records) {
+        switchLog.append(r);
+      }
+      switchesBehind = List.of();
+      return true;
+    } catch (IOException e) {
+      switchesBehind = List.copyOf(records);
+      unhealthy(
+          StoreUnavailableException.of(
+                  "switch records",
+                  e,
+                  "the last change is durable and its switch records are kept in the journal; no"
+                      + " further change is accepted until they can be written")
               .getMessage(),
           e);
       return false;

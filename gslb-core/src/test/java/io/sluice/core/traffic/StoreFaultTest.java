@@ -159,4 +159,43 @@ class StoreFaultTest {
       }
     }
   }
+
+  @Test
+  void aLostSwitchRecordIsWrittenFromTheJournal() throws Exception {
+    SnapshotStore store = newStore();
+    String id;
+    try (TrafficSystem sys = open(store, writes)) {
+      sys.controlPlane()
+          .setWeights(
+              ACTOR, TrafficFixture.APP, Map.of("primary", 1, "standby", 3), true, "ramp", null);
+      id = sys.controlPlane().switches(TrafficFixture.APP).get(0).id();
+      failing.set("switches"); // only switches.jsonl cannot be written
+      sys.controlPlane().rollback(ACTOR, TrafficFixture.APP, "bad", null);
+      assertTrue(sys.controlPlane().storeProblem().orElseThrow().contains("switch records"));
+      assertThrows(StoreUnavailableException.class, () -> weights(sys, 9));
+    }
+    SnapshotStore again = newStore();
+    try (TrafficSystem sys = open(again, DiskWrites.DIRECT)) {
+      assertEquals(
+          "rolled-back",
+          sys.controlPlane().switchRecord(id).orElseThrow().outcome(),
+          "the finished record was written from the journal");
+      assertFalse(sys.controlPlane().storeProblem().isPresent());
+    }
+  }
+
+  @Test
+  void aJournalOfTheFirstReleaseStillLoads() throws Exception {
+    // The first release journalled the bare state, with no marker and no audit event.
+    ControlState old = ControlState.INITIAL.withDrained(java.util.Set.of("standby")).nextRevision();
+    try (var log = io.sluice.core.store.FileDurableLog.open(dir.resolve("traffic"))) {
+      log.commit(TrafficSystem.mapper().writeValueAsBytes(old));
+    }
+    java.nio.file.Files.delete(dir.resolve("traffic/store.properties"));
+    SnapshotStore store = newStore();
+    try (TrafficSystem sys = open(store, DiskWrites.DIRECT)) {
+      assertEquals(java.util.Set.of("standby"), sys.controller().state().drained());
+      weights(sys, 2);
+    }
+  }
 }
