@@ -34,7 +34,8 @@ class StateDirectoryFaultsTest {
   @TempDir Path dir;
 
   private static String config(Path stateDir) {
-    String yaml = AdminEndToEndTest.CONFIG.replace("stateDir: state\n", "stateDir: " + stateDir + "\n");
+    String yaml =
+        AdminEndToEndTest.CONFIG.replace("stateDir: state\n", "stateDir: " + stateDir + "\n");
     assertTrue(yaml.contains(stateDir.toString()), "the shared configuration names its stateDir");
     return yaml;
   }

@@ -47,7 +47,9 @@ final class SnapshotFile {
     ByteBuffer b = ByteBuffer.wrap(all);
     byte[] payload = RecordCodec.next(b);
     if (payload == null || b.hasRemaining()) {
-      throw new IOException("snapshot file " + file + " is damaged (bad length or checksum)");
+      throw new StateCorruptException(
+          FileDurableLog.stateDir(file.getParent()),
+          "snapshot file " + file + " is damaged (bad length or checksum)");
     }
     return Optional.of(payload);
   }

@@ -184,4 +184,19 @@ class StoreDamageTest {
     assertEquals(before, Files.size(journal), "the partial frame is cut at once");
     assertEquals("kept", recovered(), "the failed change never reappears");
   }
+
+  @Test
+  void aDamagedSnapshotIsRepairedFromTheNewestIntactJournalRecord() throws IOException {
+    commitAll(3, "a", "b", "c", "d", "e"); // snapshot holds c, the journal d and e
+    Path snap = traffic().resolve("snapshot.bin");
+    byte[] b = Files.readAllBytes(snap);
+    b[b.length - 1] ^= 1;
+    Files.write(snap, b);
+    StateCorruptException e = assertThrows(StateCorruptException.class, this::recovered);
+    assertTrue(e.getMessage().contains("sluice state repair"), e.getMessage());
+    String report = String.join("\n", StateRepair.repair(stateDir).lines());
+    assertTrue(report.contains("snapshot.bin is unreadable and is not used"), report);
+    assertTrue(report.contains("kept record 5 (from the journal)"), report);
+    assertEquals("e", recovered());
+  }
 }
