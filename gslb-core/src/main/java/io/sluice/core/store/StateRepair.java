@@ -65,12 +65,20 @@ public final class StateRepair {
     // Every intact record, by sequence number; a later copy of the same number replaces nothing.
     TreeMap<Long, String> sources = new TreeMap<>();
     TreeMap<Long, byte[]> records = new TreeMap<>();
+    Optional<StoreMarker> old;
+    try {
+      old = StoreMarker.read(dir);
+    } catch (IOException e) {
+      out.add("the store marker is unreadable and is rewritten: " + e.getMessage());
+      old = Optional.empty();
+    }
     Path snapPath = dir.resolve("snapshot.bin");
     try {
       Optional<byte[]> snap = new SnapshotFile(snapPath, DiskWrites.DIRECT).read();
       snap.ifPresent(r -> add(records, sources, r, "snapshot"));
-      if (snap.isEmpty()) {
-        out.add("snapshot.bin is missing");
+      long compacted = old.map(StoreMarker::compactedThrough).orElse(0L);
+      if (snap.isEmpty() && compacted > 0) {
+        out.add("snapshot.bin is missing (it held the records up to " + compacted + ")");
       }
     } catch (IOException e) {
       out.add("snapshot.bin is unreadable and is not used: " + e.getMessage());
@@ -112,12 +120,6 @@ public final class StateRepair {
     }
     Directories.fsync(aside);
     out.add("copies of the damaged files are in " + aside);
-    Optional<StoreMarker> old;
-    try {
-      old = StoreMarker.read(dir);
-    } catch (IOException e) {
-      old = Optional.empty();
-    }
     long newest = records.isEmpty() ? 0 : records.lastKey();
     if (newest > 0) {
       new SnapshotFile(snapPath, DiskWrites.DIRECT).write(records.get(newest));
