@@ -279,9 +279,15 @@ final class StateWriter {
   }
 
   private void unhealthy(String why, Exception e) {
+    boolean first = problem == null;
     problem = why;
     metrics.storeHealthy(false);
-    LOG.log(System.Logger.Level.ERROR, why, e);
+    if (first) {
+      LOG.log(System.Logger.Level.ERROR, why, e);
+    } else {
+      // Retries (every controller tick, every command) repeat the same failure: one line each.
+      LOG.log(System.Logger.Level.ERROR, why);
+    }
   }
 
   private void healthy() {

@@ -10,6 +10,7 @@ import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.store.DiskWrites;
 import io.sluice.core.store.FileDurableLog;
+import io.sluice.core.store.StoreUnavailableException;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -124,6 +125,8 @@ public final class TrafficSystem implements Closeable {
           queued.set(false);
           try {
             controller.tick();
+          } catch (StoreUnavailableException e) {
+            // Already logged by the state writer; the step is retried on the next tick.
           } catch (RuntimeException e) {
             // A failed step is retried on the next tick; the scheduler must keep running.
             System.getLogger(TrafficSystem.class.getName())
