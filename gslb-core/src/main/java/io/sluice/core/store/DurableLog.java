@@ -19,6 +19,9 @@ public interface DurableLog extends Closeable {
     return getClass().getSimpleName();
   }
 
+  /** Writes and forces something small (not a record) to check that the log can take writes. */
+  default void checkWritable() throws IOException {}
+
   /** Durably records {@code state} as the newest record before returning. */
   void commit(byte[] state) throws IOException;
 }

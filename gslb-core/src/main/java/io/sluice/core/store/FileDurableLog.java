@@ -213,6 +213,12 @@ public final class FileDurableLog implements DurableLog {
     marker.reserveVersions(through, writes);
   }
 
+  /** Rewrites the marker (a new file, forced, renamed): fails while the file system is full. */
+  @Override
+  public void checkWritable() throws IOException {
+    marker.rewrite(writes);
+  }
+
   @Override
   public synchronized void commit(byte[] state) throws IOException {
     long next = seq + 1;

@@ -92,6 +92,10 @@ final class StoreMarker {
     }
   }
 
+  synchronized void rewrite(DiskWrites writes) throws IOException {
+    write(writes);
+  }
+
   private void write(DiskWrites writes) throws IOException {
     String text =
         "# Sluice state store: written when this directory was created. Do not delete it;\n"

@@ -235,6 +235,35 @@ final class StateWriter {
     return result[0];
   }
 
+  /**
+   * While the store is unhealthy, retries what failed (the pending audit line or switch records,
+   * else a test write), so that {@code /readyz} and the metric recover once space is freed even
+   * when no command comes. Called by the controller's tick.
+   */
+  void retryIfUnhealthy() {
+    if (problem == null) {
+      return;
+    }
+    lock.lock();
+    try {
+      if ((auditBehind != null && !writeAudit(auditBehind))
+          || (!switchesBehind.isEmpty() && !writeSwitches(switchesBehind))) {
+        return;
+      }
+      try {
+        log.checkWritable();
+        healthy();
+      } catch (IOException e) {
+        unhealthy(
+            StoreUnavailableException.of(log.location(), e, "changes are refused until it can be")
+                .getMessage(),
+            e);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Writes one audit line from a journal record; on failure the store reports itself unhealthy. */
   private boolean writeAudit(AuditEvent a) {
     try {

@@ -80,6 +80,11 @@ public final class TrafficController implements ControlPlane {
     return writer.problem();
   }
 
+  /** Retries a failed state write, so the store reports itself healthy once it can write again. */
+  public void retryStore() {
+    writer.retryIfUnhealthy();
+  }
+
   // ---------------------------------------------------------------- operator commands
 
   @Override

@@ -124,6 +124,7 @@ public final class TrafficSystem implements Closeable {
         () -> {
           queued.set(false);
           try {
+            controller.retryStore();
             controller.tick();
           } catch (StoreUnavailableException e) {
             // Already logged by the state writer; the step is retried on the next tick.

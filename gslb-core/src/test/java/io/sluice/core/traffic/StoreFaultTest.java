@@ -95,6 +95,9 @@ class StoreFaultTest {
       assertEquals(false, health.get(health.size() - 1), "the metric shows the store unhealthy");
 
       failing.set(null); // space freed
+      sys.controller().retryStore(); // the controller's tick, with no command waiting
+      assertFalse(sys.controlPlane().storeProblem().isPresent(), "healthy again without a command");
+      assertEquals(true, health.get(health.size() - 1));
       weights(sys, 3);
       assertEquals(3, primary(store));
       assertFalse(sys.controlPlane().storeProblem().isPresent());
@@ -121,6 +124,9 @@ class StoreFaultTest {
           assertThrows(StoreUnavailableException.class, () -> weights(sys, 5));
       assertTrue(e.getMessage().startsWith("state directory full: "), e.getMessage());
       assertEquals(4, primary(store));
+      assertEquals(1, audit(sys).size());
+      sys.controller().retryStore();
+      assertTrue(sys.controlPlane().storeProblem().isPresent(), "the audit disk is still full");
       assertEquals(1, audit(sys).size());
     }
     SnapshotStore again = newStore();
