@@ -1,5 +1,7 @@
 package io.sluice.server.app;
 
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.store.StateRepair;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -17,7 +19,7 @@ final class StateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    System.err.println("usage: sluice state repair --state-dir DIR");
+    System.err.println("usage: sluice state repair --state-dir DIR | --config FILE");
     return 2;
   }
 
@@ -34,13 +36,25 @@ final class StateCommand implements Callable<Integer> {
     @Option(
         names = "--state-dir",
         paramLabel = "DIR",
-        required = true,
         description = "The node's state directory (stateDir in its configuration).")
     Path stateDir;
 
+    @Option(
+        names = "--config",
+        paramLabel = "FILE",
+        description = "Or: the node's configuration file, whose stateDir is repaired.")
+    Path config;
+
     @Override
     public Integer call() {
+      if ((stateDir == null) == (config == null)) {
+        System.err.println("give either --state-dir DIR or --config FILE");
+        return 2;
+      }
       try {
+        if (stateDir == null) {
+          stateDir = ConfigLoader.load(config).stateDirectory();
+        }
         StateRepair.Report report = StateRepair.repair(stateDir.toAbsolutePath());
         for (String line : report.lines()) {
           System.out.println(line);
@@ -49,6 +63,9 @@ final class StateCommand implements Callable<Integer> {
       } catch (IOException e) {
         System.err.println("cannot repair " + stateDir + ": " + e.getMessage());
         return 1;
+      } catch (ConfigException e) {
+        System.err.println("cannot read " + config + ": " + e.getMessage());
+        return 2;
       }
     }
   }
