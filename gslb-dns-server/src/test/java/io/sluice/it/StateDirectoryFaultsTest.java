@@ -93,8 +93,10 @@ class StateDirectoryFaultsTest {
     System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
     int exit;
     try {
+      // The node's configuration names the state directory.
       exit =
-          new CommandLine(new Main()).execute("state", "repair", "--state-dir", state.toString());
+          new CommandLine(new Main())
+              .execute("state", "repair", "--config", dir.resolve("sluice.yaml").toString());
     } finally {
       System.setOut(saved);
     }
