@@ -64,19 +64,20 @@ public final class FileAuditLog implements AuditSink, Closeable {
     this.maxFiles = maxFiles;
     Files.createDirectories(dir);
     openCurrent();
-    List<AuditEvent> tail = readFile(dir.resolve(CURRENT));
-    lastRevision = lastRevision(tail);
-    if (tail.isEmpty()) {
+    // Only the ends of a file are parsed: a log at its maximum size opens in the time of a read.
+    Ends tail = Ends.of(dir.resolve(CURRENT));
+    lastRevision = tail.lastRevision();
+    if (tail.last() == null) {
       List<Path> rotated = rotatedFiles();
       if (!rotated.isEmpty()) {
-        List<AuditEvent> prev = readFile(rotated.get(rotated.size() - 1));
-        seq = prev.isEmpty() ? 0 : prev.get(prev.size() - 1).seq();
-        lastRevision = lastRevision(prev);
+        Ends prev = Ends.of(rotated.get(rotated.size() - 1));
+        seq = prev.last() == null ? 0 : prev.last().seq();
+        lastRevision = prev.lastRevision();
       }
       firstSeqInCurrent = seq + 1;
     } else {
-      seq = tail.get(tail.size() - 1).seq();
-      firstSeqInCurrent = tail.get(0).seq();
+      seq = tail.last().seq();
+      firstSeqInCurrent = tail.first().seq();
     }
   }
 
@@ -198,14 +199,59 @@ public final class FileAuditLog implements AuditSink, Closeable {
     return lastRevision;
   }
 
-  private static long lastRevision(List<AuditEvent> events) {
-    long max = 0;
-    for (AuditEvent e : events) {
-      if (e.details() != null && e.details().get(REVISION) instanceof Number n) {
-        max = Math.max(max, n.longValue());
+  /**
+   * The first and last readable events of a file and the newest traffic-state revision among its
+   * events, found by parsing lines from either end only as far as needed.
+   */
+  private record Ends(AuditEvent first, AuditEvent last, long lastRevision) {
+    private static final byte[] REVISION_KEY =
+        ("\"" + REVISION + "\":").getBytes(StandardCharsets.UTF_8);
+
+    static Ends of(Path file) throws IOException {
+      byte[] all;
+      try {
+        all = Files.readAllBytes(file);
+      } catch (NoSuchFileException e) {
+        return new Ends(null, null, 0);
+      }
+      List<int[]> lines = new ArrayList<>();
+      int start = 0;
+      for (int i = 0; i < all.length; i++) {
+        if (all[i] == '\n') {
+          if (i > start) {
+            lines.add(new int[] {start, i});
+          }
+          start = i + 1;
+        }
+      }
+      AuditEvent first = null;
+      for (int i = 0; i < lines.size() && first == null; i++) {
+        first = parse(all, lines.get(i));
+      }
+      AuditEvent last = null;
+      for (int i = lines.size() - 1; i >= 0 && last == null; i--) {
+        last = parse(all, lines.get(i));
+      }
+      long revision = 0;
+      for (int i = lines.size() - 1; i >= 0 && revision == 0; i--) {
+        int[] l = lines.get(i);
+        if (LineIndex.indexOf(all, l[0], l[1], REVISION_KEY) >= 0) {
+          AuditEvent e = parse(all, l);
+          if (e != null && e.details() != null && e.details().get(REVISION) instanceof Number n) {
+            revision = n.longValue();
+          }
+        }
+      }
+      return new Ends(first, last, revision);
+    }
+
+    private static AuditEvent parse(byte[] all, int[] line) {
+      try {
+        return JSON.readValue(all, line[0], line[1] - line[0], AuditEvent.class);
+      } catch (IOException damaged) {
+        return null; // a damaged line is skipped rather than hiding the events around it
       }
     }
-    return max;
   }
 
   private void rotate() throws IOException {
@@ -231,24 +277,6 @@ public final class FileAuditLog implements AuditSink, Closeable {
           .sorted(Comparator.comparing(p -> p.getFileName().toString()))
           .toList();
     }
-  }
-
-  private static List<AuditEvent> readFile(Path file) throws IOException {
-    List<AuditEvent> out = new ArrayList<>();
-    if (!Files.exists(file)) {
-      return out;
-    }
-    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-      if (line.isBlank()) {
-        continue;
-      }
-      try {
-        out.add(JSON.readValue(line, AuditEvent.class));
-      } catch (JsonProcessingException e) {
-        // A damaged line is skipped rather than hiding every event after it.
-      }
-    }
-    return out;
   }
 
   /**
