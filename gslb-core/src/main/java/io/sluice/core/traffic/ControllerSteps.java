@@ -84,7 +84,7 @@ final class ControllerSteps {
         // on what happened since, never on the outage before it.
         String epoch = GateEvaluator.epoch(p);
         epochs.add(epoch);
-        gates.evaluate(snap.config(), snap.health(), p.proposal().targets(), g, epoch);
+        gates.begin(snap.config(), snap.health(), p.proposal().targets(), epoch);
       }
     }
     gates.retain(epochs);

@@ -17,10 +17,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * Evaluates a step's gates over the pools that receive traffic: each has an endpoint {@code up},
  * the worst pool's probe error rate over the results gathered since the step began (its {@code
  * epoch}) is within bounds, the worst p99 latency among their endpoints is within bounds, and the
- * external metric (if any) is at most its threshold. Until every target pool has {@code minResults}
- * results since the epoch began the result is {@link GateResult.Status#WAITING}: the results of an
- * outage before the step must not fail it, and no evidence must not pass it. Every measured value
- * is reported.
+ * external metric (if any) is at most its threshold. A target with nothing up and an external
+ * metric above its threshold fail at once. Until every target pool has {@code minResults} results
+ * since the epoch began the result is {@link GateResult.Status#WAITING}: the results of an outage
+ * before the step must not fail it, and no evidence must not pass it. Every measured value is
+ * reported.
  */
 final class GateEvaluator {
   private final ExternalMetric external;
@@ -106,8 +107,26 @@ final class GateEvaluator {
     measured.put("upEndpoints", upByPool);
     measured.put("resultsSinceStep", resultsByPool);
     measured.put("minResults", g.minResults());
+    if (g.external() != null) {
+      measured.put("externalQuery", g.external().query());
+      measured.put("externalMax", g.external().max());
+      try {
+        double v = external.read(g.external());
+        measured.put("external", v);
+        if (Double.isNaN(v) || v > g.external().max()) {
+          fail(failure, "external metric " + v + " above " + g.external().max());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        fail(failure, "external metric interrupted");
+      } catch (Exception e) {
+        measured.put("externalError", String.valueOf(e.getMessage()));
+        fail(failure, "external metric unreadable: " + e.getMessage());
+      }
+    }
     if (failure.length() > 0) {
-      // A target with nothing up fails at once, whatever else was measured.
+      // Nothing up, or the external metric (which carries its own time window) failing, fails at
+      // once, whatever else was measured.
       return new GateResult(GateResult.Status.FAILED, measured, failure.toString());
     }
     if (!enough) {
@@ -125,23 +144,6 @@ final class GateEvaluator {
       measured.put("maxP99Millis", g.maxP99Millis());
       if (!Double.isNaN(worstP99) && worstP99 > g.maxP99Millis()) {
         fail(failure, "p99 " + worstP99 + " ms above " + g.maxP99Millis() + " ms");
-      }
-    }
-    if (g.external() != null) {
-      measured.put("externalQuery", g.external().query());
-      measured.put("externalMax", g.external().max());
-      try {
-        double v = external.read(g.external());
-        measured.put("external", v);
-        if (Double.isNaN(v) || v > g.external().max()) {
-          fail(failure, "external metric " + v + " above " + g.external().max());
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        fail(failure, "external metric interrupted");
-      } catch (Exception e) {
-        measured.put("externalError", String.valueOf(e.getMessage()));
-        fail(failure, "external metric unreadable: " + e.getMessage());
       }
     }
     return failure.length() == 0
