@@ -59,20 +59,15 @@ final class ControllerSteps {
     ControlState cs = writer.state();
     Map<String, ServiceConfig> services = PlanProjection.services(snap.config());
     Map<String, GateResult> results = new HashMap<>();
-    Set<String> epochs = new HashSet<>();
     for (Map.Entry<String, ServiceConfig> e : services.entrySet()) {
       ServiceControl sc = cs.service(e.getKey());
       GateConfig g = e.getValue().traffic().gates();
-      if (sc.ramp() != null) {
-        // Paused ramps are measured too, so a confirmation can be judged on the evidence
-        // gathered since the pause.
+      if (sc.ramp() != null && sc.ramp().state() != Ramp.State.PAUSED) {
         String epoch = GateEvaluator.epoch(sc.ramp());
-        epochs.add(epoch);
         results.put(
             epoch, gates.evaluate(snap.config(), snap.health(), sc.ramp().targets(), g, epoch));
       }
       if (sc.drill() != null) {
-        epochs.add(sc.drill().id());
         results.put(
             sc.drill().id(),
             gates.evaluate(
@@ -83,11 +78,9 @@ final class ControllerSteps {
         // Counting starts when the condition was proposed (a recovery): a confirmation is judged
         // on what happened since, never on the outage before it.
         String epoch = GateEvaluator.epoch(p);
-        epochs.add(epoch);
         gates.begin(snap.config(), snap.health(), p.proposal().targets(), epoch);
       }
     }
-    gates.retain(epochs);
     for (Map.Entry<String, ServiceConfig> e : services.entrySet()) {
       String name = e.getKey();
       ServiceConfig cfg = e.getValue();
@@ -106,6 +99,31 @@ final class ControllerSteps {
             beginEvidence(name);
           });
     }
+    forgetEndedEvidence();
+  }
+
+  /**
+   * Drops the evidence counts of steps, drills and proposals that are over. Taken from the state
+   * after this tick's steps, under the writer lock, so a step an operator began meanwhile keeps its
+   * counts.
+   */
+  private void forgetEndedEvidence() {
+    writer.locked(
+        () -> {
+          Set<String> epochs = new HashSet<>();
+          for (ServiceControl sc : writer.state().services().values()) {
+            if (sc.ramp() != null) {
+              epochs.add(GateEvaluator.epoch(sc.ramp()));
+            }
+            if (sc.drill() != null) {
+              epochs.add(sc.drill().id());
+            }
+            if (sc.pending() != null && sc.pending().proposal() != null) {
+              epochs.add(GateEvaluator.epoch(sc.pending()));
+            }
+          }
+          gates.retain(epochs);
+        });
   }
 
   /**
