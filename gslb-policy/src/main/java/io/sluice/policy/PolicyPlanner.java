@@ -45,7 +45,8 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
   private final SnapshotStore store;
   private final GslbMetrics metrics;
   // Serves snapshots that carry no compiled chain (a store whose configuration was set by hand);
-  // a configuration published through the ConfigPublisher brings its own.
+  // a configuration published through the ConfigPublisher brings its own, and then this stays
+  // null so that no replaced chain stays reachable.
   private volatile CompiledConfig fallback;
   private volatile Live live;
 
@@ -67,9 +68,13 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
     this.metrics = java.util.Objects.requireNonNull(metrics, "metrics (use GslbMetrics.NOOP)");
     Snapshot s = store.current();
     Generation g = published(s);
-    CompiledConfig c = g != null ? g.compiled() : PlanCompiler.compile(s.config(), file);
-    this.fallback = c;
-    this.live = g != null ? g.derived() : Live.derive(s, c);
+    if (g != null) {
+      this.live = g.derived();
+    } else {
+      CompiledConfig c = PlanCompiler.compile(s.config(), file);
+      this.fallback = c;
+      this.live = Live.derive(s, c);
+    }
     store.addListener(this::refresh);
   }
 
@@ -87,8 +92,7 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
 
   /** Warnings about the configuration compiled last, each prefixed with its config path. */
   public List<String> warnings() {
-    Generation g = published(store.current());
-    return g != null ? g.compiled().warnings() : fallback.warnings();
+    return live.compiled().warnings();
   }
 
   /** Warnings about the policy chain built into {@code artifacts}, or none when it has none. */
@@ -123,7 +127,8 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
    * queries. Only a configuration set without the publisher is compiled here.
    */
   private void refresh(Snapshot s) {
-    if (published(s) == null && fallback.config() != s.config()) {
+    CompiledConfig f = fallback;
+    if (published(s) == null && (f == null || f.config() != s.config())) {
       try {
         fallback = PlanCompiler.compile(s.config(), "config");
       } catch (ConfigException e) {
@@ -144,10 +149,7 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
     Live l = live;
     Generation g = published(s);
     CompiledConfig c = g != null ? g.compiled() : fallback;
-    if (l.isFor(c, s)) {
-      return l;
-    }
-    if (c.config() != s.config()) {
+    if (c == null || c.config() != s.config() || l.isFor(c, s)) {
       return l;
     }
     l = g != null && g.derived().isFor(c, s) ? g.derived() : Live.derive(s, c);

@@ -55,12 +55,13 @@ public final class Responder {
    * A responder following {@code store}: each query reads one snapshot and answers from the zone
    * data published in it ({@link ServedZones}) and asks the planner about that same snapshot, so a
    * reload is seen whole or not at all. {@code fallback} serves snapshots that carry no zone data
-   * (a store whose configuration was set by hand rather than through the config publisher).
+   * (a store whose configuration was set by hand rather than through the config publisher); pass
+   * null when every snapshot is published with its zones, so no old zone data stays reachable.
    */
   public Responder(
       SnapshotStore store, ServedZones fallback, AnswerPlanner planner, GslbMetrics metrics) {
     this.store = Objects.requireNonNull(store, "store");
-    this.fallback = Objects.requireNonNull(fallback, "fallback");
+    this.fallback = fallback;
     this.planner = planner;
     this.metrics = metrics;
   }
@@ -81,7 +82,13 @@ public final class Responder {
 
   private ServedZones served(Snapshot snapshot) {
     ServedZones z = snapshot == null ? null : snapshot.artifacts().get(ServedZones.class);
-    return z != null ? z : fallback;
+    if (z != null) {
+      return z;
+    }
+    if (fallback == null) {
+      throw new IllegalStateException("snapshot " + snapshot.version() + " carries no zone data");
+    }
+    return fallback;
   }
 
   /**

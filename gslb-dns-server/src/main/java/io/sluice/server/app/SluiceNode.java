@@ -81,11 +81,11 @@ public final class SluiceNode implements AutoCloseable {
   public static SluiceNode start(
       SnapshotStore store, ConfigPublisher publisher, AnswerPlanner planner, GslbMetrics metrics)
       throws InterruptedException {
-    ServedZones zones = store.current().artifacts().get(ServedZones.class);
-    if (zones == null) {
+    if (store.current().artifacts().get(ServedZones.class) == null) {
       throw new IllegalArgumentException("the store's snapshot was not built with the zones");
     }
-    return start(store, publisher, zones, planner, metrics);
+    // No fallback: every snapshot carries its zones, and the first ones must not stay reachable.
+    return start(store, publisher, null, planner, metrics);
   }
 
   private static SluiceNode start(
