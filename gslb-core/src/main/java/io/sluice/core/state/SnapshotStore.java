@@ -99,10 +99,26 @@ public final class SnapshotStore {
     } finally {
       writers.unlock();
     }
-    for (Consumer<Snapshot> l : listeners) {
-      l.accept(versioned);
-    }
+    notifyListeners(versioned);
     return versioned;
+  }
+
+  /**
+   * Runs every listener, even when one throws: the snapshot is already published whole, so a
+   * failing listener must neither hide it from the others nor make its writer report a change that
+   * did happen as failed.
+   */
+  private void notifyListeners(Snapshot published) {
+    for (Consumer<Snapshot> l : listeners) {
+      try {
+        l.accept(published);
+      } catch (RuntimeException e) {
+        LOG.log(
+            System.Logger.Level.ERROR,
+            "a snapshot listener failed on version " + published.version(),
+            e);
+      }
+    }
   }
 
   private void reserve(long version) {
@@ -121,7 +137,11 @@ public final class SnapshotStore {
     }
   }
 
-  /** Called on the writer's thread after each published change; must not block. */
+  /**
+   * Called on the writer's thread after each published change; must not block. It only follows what
+   * was published: anything that could reject a configuration belongs in a {@link ConfigCompiler},
+   * which runs before the swap.
+   */
   public void addListener(Consumer<Snapshot> listener) {
     listeners.add(listener);
   }
