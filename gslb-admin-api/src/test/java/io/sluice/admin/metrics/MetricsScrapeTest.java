@@ -27,16 +27,16 @@ class MetricsScrapeTest {
     try (AdminFixture f = new AdminFixture()) {
       var g = f.metrics.gslb();
       String svc = "app.example.com.";
-      g.dnsQuery("example.com.", "A", "NOERROR", "udp", 1);
+      g.dnsQuery("example.com.", 1, 0, false, 1);
       var r0 = f.get("/metrics", AdminFixture.VIEWER);
       assertEquals(200, r0.statusCode());
       assertTrue(r0.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
       Map<String, Double> before = PrometheusText.parse(r0.body());
 
       for (int i = 0; i < 7; i++) {
-        g.dnsQuery("example.com.", "A", "NOERROR", "udp", TimeUnit.MICROSECONDS.toNanos(40));
+        g.dnsQuery("example.com.", 1, 0, false, TimeUnit.MICROSECONDS.toNanos(40));
       }
-      g.dnsQuery("example.com.", "AAAA", "NXDOMAIN", "tcp", TimeUnit.MILLISECONDS.toNanos(3));
+      g.dnsQuery("example.com.", 28, 3, true, TimeUnit.MILLISECONDS.toNanos(3));
       g.serviceAnswer("app.example.com.", "eu-west-1", true);
       g.serviceAnswer("app.example.com.", "eu-west-1", true);
       g.serviceAnswer("app.example.com.", "eu-west-1", true);
