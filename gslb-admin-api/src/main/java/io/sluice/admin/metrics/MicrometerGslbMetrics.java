@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.TcpCloseReason;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -51,6 +52,8 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final DnsRequestMeters dnsRequests;
   private final Timer dnsDurationUdp;
   private final Timer dnsDurationTcp;
+  private final Counter[] tcpClosed;
+  private final AtomicLong tcpOpen = new AtomicLong();
   private final MeterCache<Counter> answers;
   private final MeterCache<RegionCounters> regionAnswers;
   private final MeterCache<Counter> probeChecks;
@@ -85,6 +88,18 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     dnsRequests = new DnsRequestMeters(registry);
     dnsDurationUdp = dnsDuration(registry, "udp");
     dnsDurationTcp = dnsDuration(registry, "tcp");
+    TcpCloseReason[] reasons = TcpCloseReason.values();
+    tcpClosed = new Counter[reasons.length];
+    for (TcpCloseReason r : reasons) {
+      tcpClosed[r.ordinal()] =
+          Counter.builder("sluice.dns.tcp.closed")
+              .description("TCP DNS connections closed by the server's limits, by reason")
+              .tags("reason", r.label())
+              .register(registry);
+    }
+    Gauge.builder("sluice.dns.tcp.connections", tcpOpen, AtomicLong::get)
+        .description("TCP DNS connections open")
+        .register(registry);
     answers =
         new MeterCache<>(
             2,
@@ -236,6 +251,16 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   public void dnsQuery(String zone, int qtype, int rcode, boolean tcp, long nanos) {
     dnsRequests.get(zone, qtype, rcode, tcp).increment();
     (tcp ? dnsDurationTcp : dnsDurationUdp).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void dnsTcpClosed(TcpCloseReason reason) {
+    tcpClosed[reason.ordinal()].increment();
+  }
+
+  @Override
+  public void dnsTcpOpen(int open) {
+    tcpOpen.set(open);
   }
 
   @Override

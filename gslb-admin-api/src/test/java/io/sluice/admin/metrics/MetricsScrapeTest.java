@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.admin.testing.AdminFixture;
+import io.sluice.core.spi.TcpCloseReason;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -56,6 +57,9 @@ class MetricsScrapeTest {
       g.probePathImpaired("fra-node-1", true);
       g.probePathImpaired("ams-agent", true);
       g.probePathImpaired("ams-agent", false);
+      g.dnsTcpClosed(TcpCloseReason.MESSAGE_TIMEOUT);
+      g.dnsTcpClosed(TcpCloseReason.MESSAGE_TIMEOUT);
+      g.dnsTcpOpen(7);
 
       Map<String, Double> after =
           PrometheusText.parse(f.get("/metrics", AdminFixture.VIEWER).body());
@@ -126,6 +130,9 @@ class MetricsScrapeTest {
               "timeout"));
       assertEquals(1, value(after, "sluice_probe_path_impaired", "vantage", "fra-node-1"));
       assertEquals(0, value(after, "sluice_probe_path_impaired", "vantage", "ams-agent"));
+      assertEquals(2, value(after, "sluice_dns_tcp_closed_total", "reason", "message-timeout"));
+      assertEquals(0, value(after, "sluice_dns_tcp_closed_total", "reason", "table-full"));
+      assertEquals(7, value(after, "sluice_dns_tcp_connections"));
       assertTrue(
           after.containsKey(
               PrometheusText.key("sluice_probe_path_impaired", Map.of("vantage", "ams-agent"))),

@@ -18,6 +18,12 @@ public interface GslbMetrics {
    */
   default void dnsQuery(String zone, int qtype, int rcode, boolean tcp, long nanos) {}
 
+  /** The DNS listener closed a TCP connection itself, for {@code reason}. */
+  default void dnsTcpClosed(TcpCloseReason reason) {}
+
+  /** The number of open TCP DNS connections changed to {@code open}. */
+  default void dnsTcpOpen(int open) {}
+
   /** One service answer naming a pool; {@code nearest} when the pool is in the client's region. */
   default void serviceAnswer(String service, String pool, boolean nearest) {}
 

@@ -18,6 +18,7 @@ import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.core.config.DnsConfig;
+import io.sluice.core.spi.GslbMetrics;
 import io.sluice.dns.response.Responder;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -69,8 +70,12 @@ public final class DnsServer implements AutoCloseable {
     this.tcpTable = tcpTable;
   }
 
-  /** Binds every listener of {@code dns} and starts answering through {@code responder}. */
-  public static DnsServer start(DnsConfig dns, Responder responder) throws InterruptedException {
+  /**
+   * Binds every listener of {@code dns} and starts answering through {@code responder}; the TCP
+   * connection table reports to {@code metrics}.
+   */
+  public static DnsServer start(DnsConfig dns, Responder responder, GslbMetrics metrics)
+      throws InterruptedException {
     boolean epoll = Epoll.isAvailable();
     int threads = dns.threads() == 0 ? Runtime.getRuntime().availableProcessors() : dns.threads();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -84,14 +89,15 @@ public final class DnsServer implements AutoCloseable {
     AtomicInteger tcpConnections = new AtomicInteger();
     TcpConnectionTable table =
         new TcpConnectionTable(
-            dns.maxTcpConnections(), dns.maxTcpConnectionsPerSource(), tcpConnections);
+            dns.maxTcpConnections(), dns.maxTcpConnectionsPerSource(), tcpConnections, metrics);
     try {
       UdpQueryHandler udp = new UdpQueryHandler(responder);
       TcpChannelInitializer tcp =
           new TcpChannelInitializer(
               new TcpQueryHandler(responder),
               dns.tcpIdleTimeout().toNanos(),
-              dns.tcpMessageTimeout().toNanos());
+              dns.tcpMessageTimeout().toNanos(),
+              metrics);
       int port = dns.port();
       for (String listen : dns.listen()) {
         InetAddress address = literal(listen);

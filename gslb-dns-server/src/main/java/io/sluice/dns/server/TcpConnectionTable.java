@@ -5,6 +5,8 @@ import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.EventExecutor;
+import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.TcpCloseReason;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -31,16 +33,19 @@ final class TcpConnectionTable extends ChannelInboundHandlerAdapter {
   private final int maxConnections;
   private final int maxPerSource;
   private final AtomicInteger open;
+  private final GslbMetrics metrics;
   private final AtomicLong evicted = new AtomicLong();
 
   // Accept thread only.
   private final List<TcpConnection> all = new ArrayList<>();
   private final Map<Object, List<TcpConnection>> bySource = new HashMap<>();
 
-  TcpConnectionTable(int maxConnections, int maxPerSource, AtomicInteger open) {
+  TcpConnectionTable(
+      int maxConnections, int maxPerSource, AtomicInteger open, GslbMetrics metrics) {
     this.maxConnections = maxConnections;
     this.maxPerSource = maxPerSource;
     this.open = open;
+    this.metrics = metrics;
   }
 
   /** Connections closed to make room for new ones since start. */
@@ -59,9 +64,9 @@ final class TcpConnectionTable extends ChannelInboundHandlerAdapter {
         new TcpConnection(child, source(child.remoteAddress()), acceptor.ticker().nanoTime());
     List<TcpConnection> same = bySource.computeIfAbsent(c.source, k -> new ArrayList<>());
     if (same.size() >= maxPerSource) {
-      evict(longestWaiting(same));
+      evict(longestWaiting(same), TcpCloseReason.SOURCE_LIMIT);
     } else if (all.size() >= maxConnections) {
-      evict(longestWaiting(all));
+      evict(longestWaiting(all), TcpCloseReason.TABLE_FULL);
     }
     add(c, same);
     child.attr(TcpConnection.KEY).set(c);
@@ -92,9 +97,10 @@ final class TcpConnectionTable extends ChannelInboundHandlerAdapter {
     return worst;
   }
 
-  private void evict(TcpConnection victim) {
+  private void evict(TcpConnection victim, TcpCloseReason reason) {
     remove(victim);
     evicted.incrementAndGet();
+    metrics.dnsTcpClosed(reason);
     victim.channel.close();
   }
 
@@ -102,7 +108,7 @@ final class TcpConnectionTable extends ChannelInboundHandlerAdapter {
     c.slot = all.size();
     all.add(c);
     same.add(c);
-    open.incrementAndGet();
+    metrics.dnsTcpOpen(open.incrementAndGet());
   }
 
   /** Drops {@code c} from the table; a second call (evicted, then closed) does nothing. */
@@ -121,7 +127,7 @@ final class TcpConnectionTable extends ChannelInboundHandlerAdapter {
     if (same.isEmpty()) {
       bySource.remove(c.source);
     }
-    open.decrementAndGet();
+    metrics.dnsTcpOpen(open.decrementAndGet());
   }
 
   /**

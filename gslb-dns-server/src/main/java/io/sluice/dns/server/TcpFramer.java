@@ -5,6 +5,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Ticker;
+import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.TcpCloseReason;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -22,6 +24,7 @@ final class TcpFramer extends ByteToMessageDecoder {
   private final TcpConnection connection;
   private final long idleNanos;
   private final long messageNanos;
+  private final GslbMetrics metrics;
 
   private Ticker ticker;
   private long waitingSince;
@@ -29,10 +32,11 @@ final class TcpFramer extends ByteToMessageDecoder {
   private Future<?> timer;
   private long timerAt;
 
-  TcpFramer(TcpConnection connection, long idleNanos, long messageNanos) {
+  TcpFramer(TcpConnection connection, long idleNanos, long messageNanos, GslbMetrics metrics) {
     this.connection = connection;
     this.idleNanos = idleNanos;
     this.messageNanos = messageNanos;
+    this.metrics = metrics;
   }
 
   @Override
@@ -86,9 +90,11 @@ final class TcpFramer extends ByteToMessageDecoder {
     if (!ctx.channel().isOpen()) {
       return;
     }
-    long deadline = messageStart != NONE ? messageStart + messageNanos : waitingSince + idleNanos;
+    boolean reading = messageStart != NONE;
+    long deadline = reading ? messageStart + messageNanos : waitingSince + idleNanos;
     long now = ticker.nanoTime();
     if (now - deadline >= 0) {
+      metrics.dnsTcpClosed(reading ? TcpCloseReason.MESSAGE_TIMEOUT : TcpCloseReason.IDLE_TIMEOUT);
       ctx.close();
     } else {
       arm(ctx, deadline, now);

@@ -72,7 +72,7 @@ public final class SluiceNode implements AutoCloseable {
       throws InterruptedException {
     Responder responder =
         new Responder(index, ResponderSettings.of(config.dns()), planner, metrics);
-    DnsServer server = DnsServer.start(config.dns(), responder);
+    DnsServer server = DnsServer.start(config.dns(), responder, metrics);
     return new SluiceNode(store, responder, server, metrics);
   }
 

@@ -4,19 +4,25 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.TcpCloseReason;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.xbill.DNS.Message;
 import org.xbill.DNS.Rcode;
@@ -39,26 +45,53 @@ class TcpSlowClientTest {
         .replace("tcpMessageTimeout: 500ms", "tcpMessageTimeout: 1h");
   }
 
+  /** Counts the connections the server closes, by reason. */
+  static final class Closes implements GslbMetrics {
+    final Map<TcpCloseReason, LongAdder> byReason = new EnumMap<>(TcpCloseReason.class);
+
+    Closes() {
+      for (TcpCloseReason r : TcpCloseReason.values()) {
+        byReason.put(r, new LongAdder());
+      }
+    }
+
+    @Override
+    public void dnsTcpClosed(TcpCloseReason reason) {
+      byReason.get(reason).increment();
+    }
+
+    long count(TcpCloseReason reason) {
+      return byReason.get(reason).sum();
+    }
+  }
+
   @Test
   void slowFloodFromOneSourceDoesNotStopTcpQueries() throws Exception {
     // The release defaults: 1024 connections, 64 per source; the flood shares the resolver's
     // address, as an attacker on the same host would.
-    flood(config("maxTcpConnections: 1024"), InetAddress.getLoopbackAddress(), 64);
+    Closes closes = new Closes();
+    flood(config("maxTcpConnections: 1024"), InetAddress.getLoopbackAddress(), 64, closes);
+    assertTrue(closes.count(TcpCloseReason.SOURCE_LIMIT) >= SLOW - 64);
+    assertEquals(0, closes.count(TcpCloseReason.TABLE_FULL));
   }
 
   @Test
   void slowFloodFromManySourcesDoesNotStopTcpQueries() throws Exception {
+    Closes closes = new Closes();
     flood(
         config("maxTcpConnections: 1024\n  maxTcpConnectionsPerSource: 1000000"),
         InetAddress.getByName("127.0.0.2"),
-        1024);
+        1024,
+        closes);
+    assertTrue(closes.count(TcpCloseReason.TABLE_FULL) >= SLOW - 1024);
   }
 
-  private static void flood(String yaml, InetAddress from, int expectedOpen) throws Exception {
+  private static void flood(String yaml, InetAddress from, int expectedOpen, Closes closes)
+      throws Exception {
     List<Socket> slow = new ArrayList<>();
     AtomicBoolean stop = new AtomicBoolean();
     ExecutorService trickle = Executors.newSingleThreadExecutor();
-    try (TestServer server = TestServer.start(yaml)) {
+    try (TestServer server = TestServer.start(yaml, Path.of("."), closes)) {
       InetSocketAddress target = new InetSocketAddress(TestServer.LOOPBACK, server.port());
       for (int i = 0; i < SLOW; i++) {
         Socket s = new Socket();
@@ -113,7 +146,8 @@ class TcpSlowClientTest {
         TestZones.CONFIG
             .replace("tcpIdleTimeout: 500ms", "tcpIdleTimeout: 1h")
             .replace("tcpMessageTimeout: 500ms", "tcpMessageTimeout: 300ms");
-    try (TestServer server = TestServer.start(yaml);
+    Closes closes = new Closes();
+    try (TestServer server = TestServer.start(yaml, Path.of("."), closes);
         Socket s = server.tcp()) {
       // A 12-byte query announced, then one byte every 50 ms: every byte arrives long before the
       // idle timeout, the message never within its deadline.
@@ -133,6 +167,8 @@ class TcpSlowClientTest {
         }
       }
       assertTrue(closed, "the trickling connection was closed");
+      assertEquals(1, closes.count(TcpCloseReason.MESSAGE_TIMEOUT));
+      assertEquals(0, closes.count(TcpCloseReason.IDLE_TIMEOUT));
       // A query that arrives whole on the same server is still answered.
       assertEquals(Rcode.NOERROR, server.query("www.example.test.", Type.A, true).getRcode());
     }

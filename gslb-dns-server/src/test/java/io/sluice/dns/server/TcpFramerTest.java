@@ -1,6 +1,7 @@
 package io.sluice.dns.server;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,6 +9,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.TcpCloseReason;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -20,10 +25,19 @@ class TcpFramerTest {
   private static final long IDLE = TimeUnit.SECONDS.toNanos(10);
   private static final long MESSAGE = TimeUnit.SECONDS.toNanos(1);
 
-  private static EmbeddedChannel channel() {
+  private final List<TcpCloseReason> closes = new ArrayList<>();
+
+  private EmbeddedChannel channel() {
     EmbeddedChannel ch = new EmbeddedChannel();
     ch.freezeTime();
-    ch.pipeline().addLast(new TcpFramer(null, IDLE, MESSAGE));
+    GslbMetrics metrics =
+        new GslbMetrics() {
+          @Override
+          public void dnsTcpClosed(TcpCloseReason reason) {
+            closes.add(reason);
+          }
+        };
+    ch.pipeline().addLast(new TcpFramer(null, IDLE, MESSAGE, metrics));
     return ch;
   }
 
@@ -43,6 +57,7 @@ class TcpFramerTest {
     }
     advance(ch, 100);
     assertFalse(ch.isOpen(), "closed one message timeout after the first byte");
+    assertEquals(List.of(TcpCloseReason.MESSAGE_TIMEOUT), closes);
   }
 
   @Test
@@ -57,6 +72,7 @@ class TcpFramerTest {
     assertTrue(ch.isOpen(), "the idle timeout restarts at a complete message");
     advance(ch, 200);
     assertFalse(ch.isOpen());
+    assertEquals(List.of(TcpCloseReason.IDLE_TIMEOUT), closes);
   }
 
   @Test
