@@ -19,6 +19,7 @@ import org.xbill.DNS.AAAARecord;
 import org.xbill.DNS.ARecord;
 import org.xbill.DNS.CNAMERecord;
 import org.xbill.DNS.DClass;
+import org.xbill.DNS.DNSOutput;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Opcode;
 import org.xbill.DNS.Rcode;
@@ -131,12 +132,12 @@ public final class Responder {
       if (node.service() != null && (q.qtype == Type.A || q.qtype == Type.AAAA)) {
         return service(s, q, in, client, limit, node.zone(), node.service(), List.of());
       }
-      byte[] t = node.template(q.qtype);
+      Template t = node.template(q.qtype);
       if (t != null && node.service() != null && t == node.nodata()) {
         return serviceNodata(s, q, in, limit, node);
       }
       if (t != null) {
-        return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
+        return send(s, t, q, in, client, limit);
       }
     }
     Zone zone = node != null ? node.zone() : s.index.find(q.qname);
@@ -144,7 +145,7 @@ public final class Responder {
     if (zone == null) {
       return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
     }
-    byte[] t = s.zoneCache.get(null, q.qname, q.qtype);
+    Template t = s.zoneCache.get(null, q.qname, q.qtype);
     if (t == null) {
       Resolution r = zone.resolve(q.qname, q.qtype);
       if (r.isService()) {
@@ -153,7 +154,76 @@ public final class Responder {
       t = AnswerEncoder.encode(q.qname, q.qtype, DClass.IN, r);
       s.zoneCache.put(null, q.qname, q.qtype, t);
     }
-    return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
+    return send(s, t, q, in, client, limit);
+  }
+
+  /**
+   * Sends {@code t} whole when it fits and needs no planner. Otherwise sends its required part and,
+   * in order, the additional RRsets that fit, skipping the rest of a target once one of its RRsets
+   * does not (as the reference servers do): optional data never sets TC, required glue that does
+   * not fit does (RFC 9471), and so does a required part that does not fit. A GSLB service used as
+   * a target gets the addresses this client would get for that name.
+   */
+  private byte[] send(Served s, Template t, Query q, byte[] in, InetAddress client, int limit) {
+    int payload = s.settings.udpPayloadSize();
+    int room = limit - WireSplicer.optLength(q);
+    if (!t.dynamic && t.wire.length <= room) {
+      return WireSplicer.splice(t.wire, q, in, limit, payload, 0, 0);
+    }
+    if (t.requiredLength > room) {
+      return WireSplicer.truncated(t.wire, q, in, payload);
+    }
+    DNSOutput out = new DNSOutput(Math.min(room, t.wire.length + 64));
+    out.writeByteArray(t.wire, 0, t.requiredLength);
+    int count = 0;
+    int skipped = -1;
+    int scope = 0;
+    for (Template.Extra e : t.extras) {
+      if (e.group() == skipped) {
+        continue;
+      }
+      boolean fits = true;
+      if (e instanceof Template.Extra.Fixed f) {
+        fits = out.current() + f.bytes().length <= room;
+        if (fits) {
+          out.writeByteArray(f.bytes());
+          count += f.count();
+        }
+      } else if (e instanceof Template.Extra.Service v) {
+        for (AddressFamily family : AddressFamily.values()) {
+          Decision d = plan(v.service(), family, clientOf(q, client));
+          // A CNAME decision is not followed: additional data never chases aliases (RFC 2181
+          // §10.3).
+          if (d.outcome() != Decision.Outcome.ANSWER || d.cname() != null) {
+            continue;
+          }
+          int type = family == AddressFamily.V6 ? Type.AAAA : Type.A;
+          long ttl = Math.max(0, Math.min(d.ttl(), Integer.MAX_VALUE));
+          byte[] rrs = AnswerEncoder.addresses(v.owner(), type, ttl, d.addresses());
+          if (rrs.length == 0) {
+            continue;
+          }
+          fits = out.current() + rrs.length <= room;
+          if (!fits) {
+            break;
+          }
+          out.writeByteArray(rrs);
+          count += rrs.length / (v.owner().length + 10 + (type == Type.AAAA ? 16 : 4));
+          scope = Math.max(scope, d.scopePrefix());
+        }
+      }
+      if (!fits) {
+        if (e.required()) {
+          return WireSplicer.truncated(t.wire, q, in, payload);
+        }
+        skipped = e.group();
+      }
+    }
+    byte[] wire = out.toByteArray();
+    // The required part carries no additional records of its own.
+    Template.addArCount(wire, count - Template.arCount(wire));
+    int ecsScope = q.ecsFamily != 0 ? Math.min(scope, q.ecsFamily == 1 ? 32 : 128) : 0;
+    return WireSplicer.splice(wire, q, in, limit, payload, 0, ecsScope);
   }
 
   private byte[] service(
@@ -166,28 +236,34 @@ public final class Responder {
       String service,
       List<Record> chain) {
     AddressFamily family = q.qtype == Type.AAAA ? AddressFamily.V6 : AddressFamily.V4;
-    ClientInfo who =
-        q.ecsFamily != 0
-            ? ClientInfo.ofSubnet(q.ecsAddress, q.ecsSource)
-            : ClientInfo.ofResolver(client.getAddress());
-    Decision d;
+    Decision d = plan(service, family, clientOf(q, client));
+    Template t = s.decisionCache.get(d, q.qname, q.qtype);
+    if (t == null) {
+      t = AnswerEncoder.encode(q.qname, q.qtype, DClass.IN, resolve(zone, q, d, chain));
+      s.decisionCache.put(d, q.qname, q.qtype, t);
+    }
+    int scope = q.ecsFamily != 0 ? Math.min(d.scopePrefix(), q.ecsFamily == 1 ? 32 : 128) : 0;
+    return WireSplicer.splice(t.wire, q, in, limit, s.settings.udpPayloadSize(), 0, scope);
+  }
+
+  /** The client a planner decision is for: the ECS subnet when the query carried one. */
+  private static ClientInfo clientOf(Query q, InetAddress client) {
+    return q.ecsFamily != 0
+        ? ClientInfo.ofSubnet(q.ecsAddress, q.ecsSource)
+        : ClientInfo.ofResolver(client.getAddress());
+  }
+
+  private Decision plan(String service, AddressFamily family, ClientInfo who) {
     try {
-      d = planner.plan(service, family, who);
+      return planner.plan(service, family, who);
     } catch (RuntimeException e) {
       // A planner bug must not silence the name; SERVFAIL lets resolvers try another server.
       if (!plannerFailureLogged) {
         plannerFailureLogged = true;
         log.warn("planner failed for {}; answering SERVFAIL (logged once)", service, e);
       }
-      d = PLANNER_FAILED;
+      return PLANNER_FAILED;
     }
-    byte[] t = s.decisionCache.get(d, q.qname, q.qtype);
-    if (t == null) {
-      t = AnswerEncoder.encode(q.qname, q.qtype, DClass.IN, resolve(zone, q, d, chain));
-      s.decisionCache.put(d, q.qname, q.qtype, t);
-    }
-    int scope = q.ecsFamily != 0 ? Math.min(d.scopePrefix(), q.ecsFamily == 1 ? 32 : 128) : 0;
-    return WireSplicer.splice(t, q, in, limit, s.settings.udpPayloadSize(), 0, scope);
   }
 
   /**
@@ -200,11 +276,11 @@ public final class Responder {
     long ttl = planner.servedTtl(node.service());
     int payload = s.settings.udpPayloadSize();
     if (ttl < 0 || ttl >= zone.negativeSoa().getTTL()) {
-      return WireSplicer.splice(node.nodata(), q, in, limit, payload, 0, 0);
+      return WireSplicer.splice(node.nodata().wire, q, in, limit, payload, 0, 0);
     }
     // One template per (name, capped TTL); the question type is patched per query.
     Object owner = s.ttlOwners.computeIfAbsent(ttl, k -> new Object());
-    byte[] t = s.zoneCache.get(owner, q.qname, Type.NULL);
+    Template t = s.zoneCache.get(owner, q.qname, Type.NULL);
     if (t == null) {
       Resolution base = zone.resolve(q.qname, Type.NULL);
       Resolution r =
@@ -218,7 +294,7 @@ public final class Responder {
       t = AnswerEncoder.encode(q.qname, Type.NULL, DClass.IN, r);
       s.zoneCache.put(owner, q.qname, Type.NULL, t);
     }
-    return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
+    return WireSplicer.splice(t.wire, q, in, limit, payload, 0, 0);
   }
 
   /** The records of a planner decision, after the CNAME chain that led to the service. */
@@ -285,7 +361,7 @@ public final class Responder {
     }
     Record txt = new TXTRecord(q.qname.canonicalize(), DClass.CH, 0, text);
     Resolution r = new Resolution(Rcode.NOERROR, true, List.of(txt), List.of(), List.of(), null);
-    byte[] t = AnswerEncoder.encode(q.qname, q.qtype, DClass.CH, r);
+    byte[] t = AnswerEncoder.encode(q.qname, q.qtype, DClass.CH, r).wire;
     return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
   }
 

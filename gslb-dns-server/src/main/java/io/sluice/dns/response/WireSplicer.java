@@ -28,8 +28,18 @@ final class WireSplicer {
    */
   static byte[] splice(
       byte[] template, Query q, byte[] in, int limit, int payload, int extRcode, int scope) {
+    return splice(
+        template, q, in, template.length + optLength(q) > limit, payload, extRcode, scope);
+  }
+
+  /** The header and question of {@code template} with TC=1 (and OPT when the query had one). */
+  static byte[] truncated(byte[] template, Query q, byte[] in, int payload) {
+    return splice(template, q, in, true, payload, 0, 0);
+  }
+
+  private static byte[] splice(
+      byte[] template, Query q, byte[] in, boolean truncate, int payload, int extRcode, int scope) {
     int opt = optLength(q);
-    boolean truncate = template.length + opt > limit;
     int body = truncate ? q.questionEnd : template.length;
     byte[] out = new byte[body + opt];
     System.arraycopy(template, 0, out, 0, body);

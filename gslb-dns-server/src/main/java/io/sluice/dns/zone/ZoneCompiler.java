@@ -348,11 +348,25 @@ public final class ZoneCompiler {
         }
         all.putIfAbsent(origin, new HashMap<>());
       }
-      data.forEach((name, types) -> all.get(name).putAll(types));
+      data.forEach((name, types) -> types.forEach((t, set) -> all.get(name).put(t, sorted(set))));
       Map<Name, ZoneNode> nodes = new HashMap<>();
       all.forEach((name, types) -> nodes.put(name, new ZoneNode(types, services.get(name))));
       return nodes;
     }
+  }
+
+  /**
+   * The RRset with its records in canonical order (RFC 4034 §6.3), the order the reference servers
+   * keep: answers come out the same, and so does which additional data fits a truncated response.
+   */
+  private static RRset sorted(RRset set) {
+    List<Record> records = new ArrayList<>(set.rrs(false));
+    records.sort(null);
+    RRset out = new RRset();
+    for (Record r : records) {
+      out.addRR(r);
+    }
+    return out;
   }
 
   static String describeDataError(String type, String text, String message) {
