@@ -1,5 +1,6 @@
 package io.sluice.dns.response;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -49,7 +50,7 @@ final class Template {
         count += f.count();
       }
     }
-    byte[] wire = java.util.Arrays.copyOf(required, length);
+    byte[] wire = Arrays.copyOf(required, length);
     int at = required.length;
     for (Extra e : extras) {
       if (e instanceof Extra.Fixed f) {
