@@ -29,10 +29,11 @@ import org.xbill.DNS.Type;
 
 /**
  * Turns one query packet into one response packet (or silence). It reads the served data with one
- * volatile load, answers static names from pre-encoded templates, other zone answers from a bounded
- * cache filled on first use, and GSLB services through the {@link AnswerPlanner}, caching the
- * encoded answer per returned {@link Decision} instance. It never blocks and takes no lock, so
- * event loops call it directly.
+ * volatile load, answers static names from pre-encoded templates (additional data included, so only
+ * the addresses of GSLB services used as NS, MX or SRV targets are decided per query), other zone
+ * answers from a bounded cache filled on first use, and GSLB services through the {@link
+ * AnswerPlanner}, caching the encoded answer per returned {@link Decision} instance. It never
+ * blocks and takes no lock, so event loops call it directly.
  */
 public final class Responder {
   private static final int CACHE_SLOTS = 4096;

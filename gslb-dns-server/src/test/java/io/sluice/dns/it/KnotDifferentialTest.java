@@ -54,10 +54,11 @@ import org.xbill.DNS.Type;
  *
  * Needs {@code knotd} (Debian package {@code knot}); without it the test is skipped with a reason,
  * except under {@code CI=true}, where it fails so that CI cannot skip it silently. The seed is
- * printed and can be set with {@code -Dsluice.diff.seed=N}.
+ * printed and can be set with {@code -Dsluice.diff.seed=N}, the number of queries with {@code
+ * -Dsluice.diff.queries=N}.
  */
 class KnotDifferentialTest {
-  private static final int QUERIES = 6000;
+  private static final int QUERIES = Integer.getInteger("sluice.diff.queries", 6000);
   private static final String ORIGIN = "diff.test.";
   private static final int[] TYPES = {
     Type.A,
