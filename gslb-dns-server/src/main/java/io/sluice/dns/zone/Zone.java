@@ -9,10 +9,12 @@ import java.util.Map;
 import java.util.Set;
 import org.xbill.DNS.CNAMERecord;
 import org.xbill.DNS.DClass;
+import org.xbill.DNS.DNAMERecord;
 import org.xbill.DNS.HINFORecord;
 import org.xbill.DNS.MXRecord;
 import org.xbill.DNS.NSRecord;
 import org.xbill.DNS.Name;
+import org.xbill.DNS.NameTooLongException;
 import org.xbill.DNS.RRset;
 import org.xbill.DNS.Rcode;
 import org.xbill.DNS.Record;
@@ -27,8 +29,11 @@ import org.xbill.DNS.Type;
  * so empty non-terminals answer NODATA instead of NXDOMAIN.
  */
 public final class Zone {
-  /** CNAME hops followed inside the zone before answering with the chain so far. */
-  static final int MAX_CHAIN = 8;
+  /**
+   * CNAME links followed inside the zone (DNAME substitutions included): as at Knot, the target of
+   * the last one is still answered if it has the data, but a further CNAME is not added.
+   */
+  static final int MAX_CHAIN = 5;
 
   private final Name origin;
   private final String originText;
@@ -37,6 +42,7 @@ public final class Zone {
   private final Set<Name> cuts;
   private final Map<Name, ZoneNode> wildcards;
   private final int originLabels;
+  private final boolean hasDname;
 
   Zone(Name origin, SOARecord soa, Map<Name, ZoneNode> nodes, Set<Name> cuts) {
     this.origin = origin;
@@ -64,6 +70,7 @@ public final class Zone {
     }
     this.wildcards = Map.copyOf(wild);
     this.originLabels = origin.labels();
+    this.hasDname = nodes.values().stream().anyMatch(n -> n.get(Type.DNAME) != null);
   }
 
   /** The apex name. */
@@ -135,10 +142,34 @@ public final class Zone {
     List<Record> answer = new ArrayList<>(2);
     Set<Name> visited = null;
     Name name = qname;
-    for (int hop = 0; hop < MAX_CHAIN; hop++) {
+    for (int hop = 0; hop <= MAX_CHAIN; hop++) {
       Name cut = cutAbove(name);
       if (cut != null && !(qtype == Type.DS && cut.equals(name))) {
-        return hop == 0 ? referral(cut) : answered(answer);
+        // A chain that leads below a delegation ends in the referral, the chain staying
+        // authoritative (as at Knot).
+        return referral(cut, answer);
+      }
+      DNAMERecord dname = dnameAbove(name);
+      if (dname != null) {
+        if (hop == MAX_CHAIN) {
+          return answered(answer);
+        }
+        // RFC 6672 §2.2: the DNAME, then a CNAME synthesized with its TTL, then the new name.
+        Name target;
+        try {
+          target = name.fromDNAME(dname);
+        } catch (NameTooLongException e) {
+          answer.add(dname);
+          return new Resolution(Rcode.YXDOMAIN, true, answer, List.of(), List.of(), null);
+        }
+        answer.add(dname);
+        answer.add(new CNAMERecord(name, DClass.IN, dname.getTTL(), target));
+        // The synthesized CNAME answers a CNAME question itself; it is not followed then.
+        if (qtype == Type.CNAME || !target.subdomain(origin)) {
+          return answered(answer);
+        }
+        name = target;
+        continue;
       }
       ZoneNode node = nodes.get(name);
       boolean synthesized = false;
@@ -164,6 +195,9 @@ public final class Zone {
       }
       RRset cname = node.get(Type.CNAME);
       if (cname != null && qtype != Type.CNAME) {
+        if (hop == MAX_CHAIN) {
+          return answered(answer);
+        }
         CNAMERecord c = (CNAMERecord) cname.first();
         answer.add(synthesized ? c.withName(name) : c);
         Name target = c.getTarget();
@@ -274,7 +308,7 @@ public final class Zone {
    * response is truncated rather than sent without it; addresses elsewhere in the zone follow as
    * optional data, as at the reference servers.
    */
-  private Resolution referral(Name cut) {
+  private Resolution referral(Name cut, List<Record> chain) {
     RRset ns = nodes.get(cut).get(Type.NS);
     List<Record> authority = new ArrayList<>(ns.rrs(false));
     List<AdditionalTarget> required = new ArrayList<>();
@@ -289,7 +323,24 @@ public final class Zone {
       }
     }
     required.addAll(optional);
-    return new Resolution(Rcode.NOERROR, false, List.of(), authority, required, null);
+    return new Resolution(Rcode.NOERROR, !chain.isEmpty(), chain, authority, required, null);
+  }
+
+  /**
+   * The DNAME of the highest proper ancestor of {@code name} (at or below the apex) that has one.
+   */
+  private DNAMERecord dnameAbove(Name name) {
+    if (!hasDname) {
+      return null;
+    }
+    for (int strip = name.labels() - originLabels; strip >= 1; strip--) {
+      ZoneNode n = nodes.get(new Name(name, strip));
+      RRset set = n == null ? null : n.get(Type.DNAME);
+      if (set != null) {
+        return (DNAMERecord) set.first();
+      }
+    }
+    return null;
   }
 
   /** The highest delegation point at or above {@code name}, below the apex; null when none. */

@@ -262,6 +262,26 @@ public final class ZoneCompiler {
           problems.add(source(name, Type.DNAME), "a wildcard cannot own a DNAME: " + name);
         }
       }
+      Set<Name> dnames = new HashSet<>();
+      data.forEach(
+          (name, types) -> {
+            if (types.containsKey(Type.DNAME)) {
+              dnames.add(name);
+            }
+          });
+      for (Map.Entry<Name, Map<Integer, RRset>> e : data.entrySet()) {
+        Name name = e.getKey();
+        Name dname = highestCutAbove(name, dnames, false);
+        if (dname != null) {
+          int type = e.getValue().keySet().iterator().next();
+          problems.add(
+              source(name, type),
+              name
+                  + " is below the DNAME at "
+                  + dname
+                  + " and would never be served (RFC 6672 §2.3)");
+        }
+      }
       for (Map.Entry<Name, Map<Integer, RRset>> e : data.entrySet()) {
         Name name = e.getKey();
         Name cut = highestCutAbove(name, cuts, false);
@@ -314,6 +334,10 @@ public final class ZoneCompiler {
         Name cut = highestCutAbove(name, cuts, true);
         if (cut != null) {
           problems.add(sp, "service " + name + " is at or below the delegation at " + cut);
+        }
+        Name dname = highestCutAbove(name, dnames, false);
+        if (dname != null) {
+          problems.add(sp, "service " + name + " is below the DNAME at " + dname);
         }
       }
       return cuts;

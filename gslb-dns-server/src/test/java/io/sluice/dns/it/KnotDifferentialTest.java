@@ -266,10 +266,23 @@ class KnotDifferentialTest {
       "out NS ns.example.net.",
       "out NS ns2",
       "out NS mail2",
+      "loop1 CNAME loop2",
+      "loop2 CNAME loop1",
+      "tocut CNAME x.child",
+      "tocut2 CNAME child",
+      "old DNAME new",
+      "www.new A 192.0.2.70",
+      "new MX 10 mail",
+      "away DNAME example.net.",
+      "twice DNAME old",
     };
     for (String l : lines) {
       z.append(l).append('\n');
     }
+    for (int i = 1; i <= 9; i++) {
+      z.append("l").append(i).append(" CNAME l").append(i + 1).append('\n');
+    }
+    z.append("l10 A 192.0.2.110\n");
     for (int i = 1; i <= 40; i++) {
       z.append("big A 192.0.3.").append(i).append('\n');
       z.append("bigtxt TXT \"record ").append(i).append(" of a large TXT RRset\"\n");
@@ -340,7 +353,24 @@ class KnotDifferentialTest {
             "nope",
             "x.nope",
             "*.apps",
-            "host31"
+            "host31",
+            "loop1",
+            "tocut",
+            "tocut2",
+            "old",
+            "www.old",
+            "x.old",
+            "new",
+            "www.new",
+            "a.away",
+            "www.twice",
+            "x.twice",
+            "l1",
+            "l3",
+            "l4",
+            "l5",
+            "l6",
+            "l9"
           }) {
         names.add(n.equals("@") ? ORIGIN : n + "." + ORIGIN);
       }
