@@ -16,7 +16,6 @@ import io.sluice.core.state.SnapshotStore;
 import io.sluice.server.app.SluiceNode;
 import java.net.InetAddress;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -128,20 +127,7 @@ class AdditionalSectionTest {
   }
 
   private static List<String> additional(Message m) {
-    List<String> out = new ArrayList<>();
-    for (Record r : m.getSection(Section.ADDITIONAL)) {
-      if (r.getType() != Type.OPT) {
-        out.add(
-            r.getName()
-                + " "
-                + r.getTTL()
-                + " "
-                + Type.string(r.getType())
-                + " "
-                + r.rdataToString());
-      }
-    }
-    return out;
+    return TestServer.section(m, Section.ADDITIONAL);
   }
 
   @Test

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -12,7 +11,6 @@ import org.junit.jupiter.api.Test;
 import org.xbill.DNS.Flags;
 import org.xbill.DNS.Message;
 import org.xbill.DNS.Rcode;
-import org.xbill.DNS.Record;
 import org.xbill.DNS.Section;
 import org.xbill.DNS.Type;
 
@@ -58,20 +56,7 @@ class ChainAndDnameTest {
   }
 
   private static List<String> section(Message m, int section) {
-    List<String> out = new ArrayList<>();
-    for (Record r : m.getSection(section)) {
-      if (r.getType() != Type.OPT) {
-        out.add(
-            r.getName()
-                + " "
-                + r.getTTL()
-                + " "
-                + Type.string(r.getType())
-                + " "
-                + r.rdataToString());
-      }
-    }
-    return out;
+    return TestServer.section(m, section);
   }
 
   @Test
