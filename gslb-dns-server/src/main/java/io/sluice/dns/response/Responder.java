@@ -124,7 +124,8 @@ public final class Responder {
     if (q.qtype == Type.AXFR || q.qtype == Type.IXFR) {
       return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
     }
-    if (q.qtype == Type.MAILA || q.qtype == Type.MAILB) {
+    // Type 0 is reserved (RFC 6895 §3.1): not implemented, as at Knot.
+    if (q.qtype == 0 || q.qtype == Type.MAILA || q.qtype == Type.MAILB) {
       return WireSplicer.bare(q, in, Rcode.NOTIMP, q.edns, payload, 0);
     }
     StaticAnswers.Node node = s.answers.node(q.qname);
