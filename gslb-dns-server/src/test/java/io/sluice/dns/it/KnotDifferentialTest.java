@@ -89,6 +89,9 @@ class KnotDifferentialTest {
   private static TestServer sluice;
   private static final List<String> names = new ArrayList<>();
 
+  /** Why the test cannot run here, or null. */
+  private static String missing;
+
   @BeforeAll
   static void start() throws Exception {
     String knotd = findKnotd();
@@ -99,7 +102,10 @@ class KnotDifferentialTest {
       if ("true".equals(System.getenv("CI"))) {
         fail(reason + "; CI=true, so this is a failure, not a skip");
       }
-      Assumptions.abort(reason);
+      // Skipped in the test itself, where the reports show the test as skipped with this reason.
+      missing = reason;
+      System.err.println("SKIPPED KnotDifferentialTest: " + reason);
+      return;
     }
     Path zoneFile = dir.resolve("diff.test.zone");
     Files.writeString(zoneFile, zoneText());
@@ -161,6 +167,7 @@ class KnotDifferentialTest {
 
   @Test
   void sluiceAnswersLikeKnot() throws Exception {
+    Assumptions.assumeTrue(missing == null, () -> missing);
     long seed = Long.getLong("sluice.diff.seed", 20240611L);
     Random rnd = new Random(seed);
     List<String> differences = new ArrayList<>();
@@ -573,7 +580,14 @@ class KnotDifferentialTest {
     }
   }
 
+  /**
+   * {@code -Dsluice.knotd=PATH} names the binary; otherwise it is looked up on PATH and in sbin.
+   */
   private static String findKnotd() {
+    String given = System.getProperty("sluice.knotd");
+    if (given != null) {
+      return Files.isExecutable(Path.of(given)) ? given : null;
+    }
     List<String> dirs = new ArrayList<>();
     String path = System.getenv("PATH");
     if (path != null) {
