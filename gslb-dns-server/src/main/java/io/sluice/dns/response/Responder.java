@@ -128,7 +128,8 @@ public final class Responder {
     if (q.qtype == 0 || q.qtype == Type.MAILA || q.qtype == Type.MAILB) {
       return WireSplicer.bare(q, in, Rcode.NOTIMP, q.edns, payload, 0);
     }
-    StaticAnswers.Node node = s.answers.node(q.qname);
+    Zone parent = q.qtype == Type.DS ? parentOfApex(s, q.qname) : null;
+    StaticAnswers.Node node = parent == null ? s.answers.node(q.qname) : null;
     if (node != null) {
       q.zone = node.zone();
       if (node.service() != null && (q.qtype == Type.A || q.qtype == Type.AAAA)) {
@@ -142,7 +143,7 @@ public final class Responder {
         return send(s, t, q, in, client, limit);
       }
     }
-    Zone zone = node != null ? node.zone() : s.index.find(q.qname);
+    Zone zone = parent != null ? parent : node != null ? node.zone() : s.index.find(q.qname);
     q.zone = zone;
     if (zone == null) {
       return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
@@ -157,6 +158,19 @@ public final class Responder {
       s.zoneCache.put(null, q.qname, q.qtype, t);
     }
     return send(s, t, q, in, client, limit);
+  }
+
+  /**
+   * The served zone above {@code qname} when {@code qname} is the apex of another served zone: DS
+   * records live on the parent side of a cut (RFC 4035 §3.1.4.1), so a DS question at a child's
+   * apex is answered from the parent when this server has it too, as Knot answers it.
+   */
+  private static Zone parentOfApex(Served s, Name qname) {
+    Zone z = s.index.find(qname);
+    if (z == null || !z.origin().equals(qname) || qname.labels() <= 1) {
+      return null;
+    }
+    return s.index.find(new Name(qname, 1));
   }
 
   /**

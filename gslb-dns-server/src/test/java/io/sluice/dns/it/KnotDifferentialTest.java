@@ -60,6 +60,23 @@ import org.xbill.DNS.Type;
 class KnotDifferentialTest {
   private static final int QUERIES = Integer.getInteger("sluice.diff.queries", 6000);
   private static final String ORIGIN = "diff.test.";
+
+  /** A child zone served beside its parent, which delegates it: DS comes from the parent side. */
+  private static final String CHILD = "sub.diff.test.";
+
+  private static final String CHILD_ZONE =
+      """
+      $ORIGIN sub.diff.test.
+      $TTL 3600
+      @ SOA ns1 hostmaster 1 7200 3600 1209600 60
+      @ NS ns1
+      @ NS ns2.diff.test.
+      @ MX 10 mail
+      @ MX 20 mail.diff.test.
+      ns1 A 192.0.2.221
+      mail AAAA 2001:db8::225
+      www A 192.0.2.222
+      """;
   private static final int[] TYPES = {
     Type.A,
     Type.AAAA,
@@ -109,6 +126,8 @@ class KnotDifferentialTest {
     }
     Path zoneFile = dir.resolve("diff.test.zone");
     Files.writeString(zoneFile, zoneText());
+    Path childFile = dir.resolve("sub.diff.test.zone");
+    Files.writeString(childFile, CHILD_ZONE);
     knotPort = freePort();
     Path conf = dir.resolve("knot.conf");
     Files.writeString(
@@ -128,8 +147,12 @@ class KnotDifferentialTest {
             file: %s
             journal-content: none
             zonefile-sync: -1
+          - domain: %s
+            file: %s
+            journal-content: none
+            zonefile-sync: -1
         """
-            .formatted(knotPort, dir, dir, dir, ORIGIN, zoneFile));
+            .formatted(knotPort, dir, dir, dir, ORIGIN, zoneFile, CHILD, childFile));
     knot =
         new ProcessBuilder(knotd, "-c", conf.toString())
             .redirectErrorStream(true)
@@ -147,8 +170,11 @@ class KnotDifferentialTest {
               - origin: %s
                 ttl: 3600
                 file: %s
+              - origin: %s
+                ttl: 3600
+                file: %s
             """
-                .formatted(ORIGIN, zoneFile));
+                .formatted(ORIGIN, zoneFile, CHILD, childFile));
     waitForKnot();
   }
 
@@ -279,6 +305,9 @@ class KnotDifferentialTest {
       "out NS ns.example.net.",
       "out NS ns2",
       "out NS mail2",
+      "sub NS ns1.sub",
+      "sub NS ns2",
+      "ns1.sub A 192.0.2.221",
       "loop1 CNAME loop2",
       "loop2 CNAME loop1",
       "tocut CNAME x.child",
@@ -383,7 +412,12 @@ class KnotDifferentialTest {
             "l4",
             "l5",
             "l6",
-            "l9"
+            "l9",
+            "sub",
+            "www.sub",
+            "ns1.sub",
+            "mail.sub",
+            "x.sub"
           }) {
         names.add(n.equals("@") ? ORIGIN : n + "." + ORIGIN);
       }
