@@ -16,7 +16,8 @@ import org.xbill.DNS.Type;
 
 /**
  * Where answers used to part from the reference servers: DNAME substitution (RFC 6672), the CNAME
- * chain limit Knot applies, and a CNAME chain that leads below a delegation.
+ * chain limit Knot applies, a CNAME chain that leads below a delegation, and DS at the apex of a
+ * child zone served beside its parent.
  */
 class ChainAndDnameTest {
   private static TestServer server;
@@ -45,7 +46,15 @@ class ChainAndDnameTest {
                   - { name: tocut, type: CNAME, data: x.dev.example.test. }
                   - { name: dev, type: NS, data: ns1.dev.example.test. }
                   - { name: ns1.dev, type: A, data: 192.0.2.201 }
+                  - { name: kid, type: NS, data: ns1.kid.example.test. }
+                  - { name: ns1.kid, type: A, data: 192.0.2.202 }
             %s
+              - origin: kid.example.test.
+                ttl: 3600
+                soa: { mname: ns1.kid.example.test., rname: h.example.test., minimum: 60 }
+                ns: [ns1.kid.example.test.]
+                records:
+                  - { name: ns1, type: A, data: 192.0.2.202 }
             """
                 .formatted(chain));
   }
@@ -108,5 +117,16 @@ class ChainAndDnameTest {
     assertEquals(
         List.of("dev.example.test. 3600 NS ns1.dev.example.test."), section(m, Section.AUTHORITY));
     assertFalse(section(m, Section.ADDITIONAL).isEmpty(), "with its glue");
+  }
+
+  @Test
+  void dsAtAChildApexComesFromTheParent() throws Exception {
+    Message ds = server.query("kid.example.test.", Type.DS, false);
+    assertEquals(Rcode.NOERROR, ds.getRcode());
+    assertTrue(ds.getHeader().getFlag(Flags.AA));
+    assertEquals("example.test.", ds.getSection(Section.AUTHORITY).get(0).getName().toString());
+    Message ns = server.query("kid.example.test.", Type.NS, false);
+    assertTrue(ns.getHeader().getFlag(Flags.AA), "the child answers for its own apex");
+    assertEquals(1, ns.getSection(Section.ANSWER).size());
   }
 }
