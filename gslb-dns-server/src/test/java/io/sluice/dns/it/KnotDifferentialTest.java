@@ -76,6 +76,9 @@ class KnotDifferentialTest {
       ns1 A 192.0.2.221
       mail AAAA 2001:db8::225
       www A 192.0.2.222
+      * A 192.0.2.223
+      * MX 10 www
+      * MX 20 ns1
       """;
   private static final int[] TYPES = {
     Type.A,
@@ -305,6 +308,12 @@ class KnotDifferentialTest {
       "out NS ns.example.net.",
       "out NS ns2",
       "out NS mail2",
+      "WWW2 A 192.0.2.99",
+      "esc\\.dot A 192.0.2.98",
+      "_none._tcp SRV 0 0 0 .",
+      "mxapex MX 10 diff.test.",
+      "empty TXT \"\"",
+      "wild2 CNAME *.apps",
       "sub NS ns1.sub",
       "sub NS ns2",
       "ns1.sub A 192.0.2.221",
@@ -417,7 +426,14 @@ class KnotDifferentialTest {
             "www.sub",
             "ns1.sub",
             "mail.sub",
-            "x.sub"
+            "x.sub",
+            "a.b.sub",
+            "www2",
+            "esc\\.dot",
+            "_none._tcp",
+            "mxapex",
+            "empty",
+            "wild2"
           }) {
         names.add(n.equals("@") ? ORIGIN : n + "." + ORIGIN);
       }
