@@ -58,7 +58,7 @@ import org.xbill.DNS.Type;
  * -Dsluice.diff.queries=N}.
  */
 class KnotDifferentialTest {
-  private static final int QUERIES = Integer.getInteger("sluice.diff.queries", 6000);
+  private static final int QUERIES = Integer.getInteger("sluice.diff.queries", 10000);
   private static final String ORIGIN = "diff.test.";
 
   /** A child zone served beside its parent, which delegates it: DS comes from the parent side. */
