@@ -3,6 +3,7 @@ package io.sluice.dns.response;
 import io.sluice.dns.zone.AdditionalTarget;
 import io.sluice.dns.zone.Resolution;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,8 +47,9 @@ final class AnswerEncoder {
       m.addRecord(rec, Section.AUTHORITY);
     }
     byte[] required = m.toWire();
+    int[] cuts = cuts(required, r);
     if (r.additional().isEmpty()) {
-      return Template.of(required);
+      return Template.of(required, cuts, List.of());
     }
     Map<Name, Integer> offsets = nameOffsets(required);
     List<Template.Extra> extras = new ArrayList<>();
@@ -66,7 +68,46 @@ final class AnswerEncoder {
       }
       group++;
     }
-    return Template.of(required, extras);
+    return Template.of(required, cuts, extras);
+  }
+
+  /**
+   * The offsets after the question and after each whole RRset of the answer and authority sections,
+   * with the section counts there, as (end, ANCOUNT, NSCOUNT) triples.
+   */
+  private static int[] cuts(byte[] w, Resolution r) {
+    List<Record> an = r.answer();
+    List<Record> ns = r.authority();
+    int[] out = new int[3 * (1 + an.size() + ns.size())];
+    int n = 0;
+    int o = skipName(w, 12) + 4;
+    out[n++] = o;
+    out[n++] = 0;
+    out[n++] = 0;
+    for (int i = 0; i < an.size() + ns.size(); i++) {
+      o = skipName(w, o);
+      o += 10 + u16(w, o + 8);
+      boolean inAnswer = i < an.size();
+      Record rec = inAnswer ? an.get(i) : ns.get(i - an.size());
+      Record next =
+          i + 1 < an.size()
+              ? an.get(i + 1)
+              : i + 1 == an.size() ? null : nextIn(ns, i + 1 - an.size());
+      if (next == null || !sameRrset(rec, next)) {
+        out[n++] = o;
+        out[n++] = inAnswer ? i + 1 : an.size();
+        out[n++] = inAnswer ? 0 : i + 1 - an.size();
+      }
+    }
+    return Arrays.copyOf(out, n);
+  }
+
+  private static Record nextIn(List<Record> records, int i) {
+    return i < records.size() ? records.get(i) : null;
+  }
+
+  private static boolean sameRrset(Record a, Record b) {
+    return a.getType() == b.getType() && a.getName().equals(b.getName());
   }
 
   /** A or AAAA records of {@code owner} (encoded) for planner addresses of length 4 or 16. */

@@ -177,8 +177,9 @@ public final class Responder {
    * Sends {@code t} whole when it fits and needs no planner. Otherwise sends its required part and,
    * in order, the additional RRsets that fit, skipping the rest of a target once one of its RRsets
    * does not (as the reference servers do): optional data never sets TC, required glue that does
-   * not fit does (RFC 9471), and so does a required part that does not fit. A GSLB service used as
-   * a target gets the addresses this client would get for that name.
+   * not fit does (RFC 9471). A required part that does not fit is cut after the last whole RRset
+   * that fits, with TC=1. A GSLB service used as a target gets the addresses this client would get
+   * for that name.
    */
   private byte[] send(Served s, Template t, Query q, byte[] in, InetAddress client, int limit) {
     int payload = s.settings.udpPayloadSize();
@@ -187,13 +188,17 @@ public final class Responder {
       return WireSplicer.splice(t.wire, q, in, limit, payload, 0, 0);
     }
     if (t.requiredLength > room) {
-      return WireSplicer.truncated(t.wire, q, in, payload);
+      byte[] part = t.prefix(room);
+      return part == null
+          ? WireSplicer.truncated(t.wire, q, in, payload)
+          : WireSplicer.withTc(part, q, in, payload, 0);
     }
     DNSOutput out = new DNSOutput(Math.min(room, t.wire.length + 64));
     out.writeByteArray(t.wire, 0, t.requiredLength);
     int count = 0;
     int skipped = -1;
     int scope = 0;
+    boolean truncated = false;
     for (Template.Extra e : t.extras) {
       if (e.group() == skipped) {
         continue;
@@ -229,9 +234,8 @@ public final class Responder {
         }
       }
       if (!fits) {
-        if (e.required()) {
-          return WireSplicer.truncated(t.wire, q, in, payload);
-        }
+        // Required glue that does not fit sets TC (RFC 9471); what fits is still sent.
+        truncated |= e.required();
         skipped = e.group();
       }
     }
@@ -239,7 +243,9 @@ public final class Responder {
     // The required part carries no additional records of its own.
     Template.addArCount(wire, count - Template.arCount(wire));
     int ecsScope = q.ecsFamily != 0 ? Math.min(scope, q.ecsFamily == 1 ? 32 : 128) : 0;
-    return WireSplicer.splice(wire, q, in, limit, payload, 0, ecsScope);
+    return truncated
+        ? WireSplicer.withTc(wire, q, in, payload, ecsScope)
+        : WireSplicer.splice(wire, q, in, limit, payload, 0, ecsScope);
   }
 
   private byte[] service(

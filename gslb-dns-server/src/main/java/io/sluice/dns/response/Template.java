@@ -18,12 +18,19 @@ final class Template {
   final int requiredLength;
   final Extra[] extras;
 
+  /**
+   * Where the required part may be cut when it does not fit: triples of (end offset, ANCOUNT,
+   * NSCOUNT) after the question and after each whole RRset, in order; empty when unknown.
+   */
+  private final int[] cuts;
+
   /** True when some extra needs the planner, so the template can never be sent as is. */
   final boolean dynamic;
 
-  private Template(byte[] wire, int requiredLength, Extra[] extras) {
+  private Template(byte[] wire, int requiredLength, int[] cuts, Extra[] extras) {
     this.wire = wire;
     this.requiredLength = requiredLength;
+    this.cuts = cuts;
     this.extras = extras;
     boolean d = false;
     for (Extra e : extras) {
@@ -34,13 +41,13 @@ final class Template {
 
   /** A template without additional data: sent whole or truncated. */
   static Template of(byte[] wire) {
-    return new Template(wire, wire.length, NONE);
+    return new Template(wire, wire.length, new int[0], NONE);
   }
 
-  /** A template of {@code required} followed by {@code extras}. */
-  static Template of(byte[] required, List<Extra> extras) {
+  /** A template of {@code required} (with its {@link #cuts}) followed by {@code extras}. */
+  static Template of(byte[] required, int[] cuts, List<Extra> extras) {
     if (extras.isEmpty()) {
-      return of(required);
+      return new Template(required, required.length, cuts, NONE);
     }
     int length = required.length;
     int count = 0;
@@ -59,7 +66,32 @@ final class Template {
       }
     }
     addArCount(wire, count);
-    return new Template(wire, required.length, extras.toArray(NONE));
+    return new Template(wire, required.length, cuts, extras.toArray(NONE));
+  }
+
+  /**
+   * The longest run of whole RRsets of the required part that fits {@code room} bytes, with its
+   * counts set and no additional records, or null when the cut points are unknown. This is what the
+   * reference servers send with TC=1: the RRsets written before the one that did not fit.
+   */
+  byte[] prefix(int room) {
+    int best = -1;
+    for (int i = 0; i < cuts.length; i += 3) {
+      if (cuts[i] <= room) {
+        best = i;
+      }
+    }
+    if (best < 0) {
+      return null;
+    }
+    byte[] out = Arrays.copyOf(wire, cuts[best]);
+    out[6] = (byte) (cuts[best + 1] >>> 8);
+    out[7] = (byte) cuts[best + 1];
+    out[8] = (byte) (cuts[best + 2] >>> 8);
+    out[9] = (byte) cuts[best + 2];
+    out[10] = 0;
+    out[11] = 0;
+    return out;
   }
 
   /** The ARCOUNT of the message in {@code wire}. */

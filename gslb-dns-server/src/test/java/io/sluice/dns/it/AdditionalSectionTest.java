@@ -51,6 +51,12 @@ class AdditionalSectionTest {
       records.append(
           "      - { name: h%d, type: AAAA, data: \"2001:db8:4::%d\" }\n".formatted(i, i));
     }
+    for (int i = 1; i <= 40; i++) {
+      records.append(
+          "      - { name: big, type: TXT, data: '\"record %d of a large TXT RRset\"' }\n"
+              .formatted(i));
+    }
+    records.append("      - { name: tobig, type: CNAME, data: big.example.test. }\n");
     for (int i = 1; i <= 24; i++) {
       records.append(
           "      - { name: deep, type: NS, data: ns%d.deep.example.test. }\n".formatted(i));
@@ -182,9 +188,25 @@ class AdditionalSectionTest {
   }
 
   @Test
+  void aTruncatedAnswerKeepsTheWholeRrsetsThatFit() throws Exception {
+    Message m = ask("tobig.example.test.", Type.TXT, 0, null, false);
+    assertTrue(m.getHeader().getFlag(Flags.TC));
+    assertEquals(
+        List.of("tobig.example.test. 3600 CNAME big.example.test."),
+        TestServer.section(m, Section.ANSWER),
+        "the CNAME fits, the TXT RRset does not and is not cut");
+    Message big = ask("big.example.test.", Type.TXT, 0, null, false);
+    assertTrue(big.getHeader().getFlag(Flags.TC));
+    assertTrue(big.getSection(Section.ANSWER).isEmpty());
+  }
+
+  @Test
   void referralGlueThatDoesNotFitTruncates() throws Exception {
     Message udp = ask("host.deep.example.test.", Type.A, 0, null, false);
     assertTrue(udp.getHeader().getFlag(Flags.TC), "glue is never dropped silently (RFC 9471)");
+    assertEquals(24, udp.getSection(Section.AUTHORITY).size(), "the NS RRset fits");
+    int glue = additional(udp).size();
+    assertTrue(glue > 0 && glue < 24, "the glue that fits is sent: " + glue);
     Message tcp = ask("host.deep.example.test.", Type.A, 0, null, true);
     assertFalse(tcp.getHeader().getFlag(Flags.TC));
     assertEquals(24, tcp.getSection(Section.AUTHORITY).size());
