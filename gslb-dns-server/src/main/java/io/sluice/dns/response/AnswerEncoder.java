@@ -30,6 +30,8 @@ final class AnswerEncoder {
   /** Compression pointers reach only the first 16 KiB of a message (RFC 1035 §4.1.4). */
   private static final int POINTER_LIMIT = 0x4000;
 
+  private static final int[] NO_CUTS = {};
+
   private AnswerEncoder() {}
 
   static Template encode(Name qname, int qtype, int qclass, Resolution r) {
@@ -99,7 +101,9 @@ final class AnswerEncoder {
         out[n++] = inAnswer ? 0 : i + 1 - an.size();
       }
     }
-    return Arrays.copyOf(out, n);
+    // With one RRset the only cut is after the question, which the splicer makes anyway: most
+    // templates keep no cut points, so a large zone costs no memory for them.
+    return n <= 6 ? NO_CUTS : Arrays.copyOf(out, n);
   }
 
   private static Record nextIn(List<Record> records, int i) {

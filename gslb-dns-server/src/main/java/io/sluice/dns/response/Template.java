@@ -13,6 +13,7 @@ import java.util.List;
  */
 final class Template {
   private static final Extra[] NONE = {};
+  private static final int[] NO_CUTS = {};
 
   final byte[] wire;
   final int requiredLength;
@@ -41,7 +42,7 @@ final class Template {
 
   /** A template without additional data: sent whole or truncated. */
   static Template of(byte[] wire) {
-    return new Template(wire, wire.length, new int[0], NONE);
+    return new Template(wire, wire.length, NO_CUTS, NONE);
   }
 
   /** A template of {@code required} (with its {@link #cuts}) followed by {@code extras}. */
