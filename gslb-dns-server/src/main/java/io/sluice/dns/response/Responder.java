@@ -37,6 +37,10 @@ import org.xbill.DNS.Type;
  */
 public final class Responder {
   private static final int CACHE_SLOTS = 4096;
+
+  /** The order a target's addresses are added in, as for static targets. */
+  private static final AddressFamily[] A_THEN_AAAA = {AddressFamily.V4, AddressFamily.V6};
+
   private static final int BADVERS = 16;
   private static final Name VERSION_BIND = Name.fromConstantString("version.bind.");
   private static final Name VERSION_SERVER = Name.fromConstantString("version.server.");
@@ -211,7 +215,7 @@ public final class Responder {
           count += f.count();
         }
       } else if (e instanceof Template.Extra.Service v) {
-        for (AddressFamily family : AddressFamily.values()) {
+        for (AddressFamily family : A_THEN_AAAA) {
           Decision d = plan(v.service(), family, clientOf(q, client));
           // A CNAME decision is not followed: additional data never chases aliases (RFC 2181
           // §10.3).
