@@ -194,7 +194,7 @@ public final class Zone {
         return Resolution.positive(answer);
       }
       RRset cname = node.get(Type.CNAME);
-      if (cname != null && qtype != Type.CNAME) {
+      if (cname != null && followsCname(qtype)) {
         if (hop == MAX_CHAIN) {
           return answered(answer);
         }
@@ -220,6 +220,15 @@ public final class Zone {
       return answered(answer);
     }
     return answered(answer);
+  }
+
+  /**
+   * Whether a question of {@code qtype} at a CNAME is answered through it: every type but CNAME
+   * itself and the DNSSEC types that may stand beside a CNAME (RRSIG and NSEC, RFC 4035 §2.5),
+   * which are answered at the name, as Knot does.
+   */
+  private static boolean followsCname(int qtype) {
+    return qtype != Type.CNAME && qtype != Type.RRSIG && qtype != Type.NSEC;
   }
 
   /** A positive answer with the addresses of the NS, MX and SRV targets it names. */

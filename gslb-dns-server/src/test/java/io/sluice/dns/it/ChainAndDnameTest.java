@@ -120,6 +120,16 @@ class ChainAndDnameTest {
   }
 
   @Test
+  void rrsigAndNsecAtACnameAreAnsweredAtTheNameItself() throws Exception {
+    for (int type : new int[] {Type.RRSIG, Type.NSEC}) {
+      Message m = server.query("l1.example.test.", type, false);
+      assertEquals(Rcode.NOERROR, m.getRcode());
+      assertTrue(m.getSection(Section.ANSWER).isEmpty(), "not followed through the CNAME: " + m);
+      assertEquals(Type.SOA, m.getSection(Section.AUTHORITY).get(0).getType());
+    }
+  }
+
+  @Test
   void dsAtAChildApexComesFromTheParent() throws Exception {
     Message ds = server.query("kid.example.test.", Type.DS, false);
     assertEquals(Rcode.NOERROR, ds.getRcode());

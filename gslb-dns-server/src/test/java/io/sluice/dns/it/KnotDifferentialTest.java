@@ -99,6 +99,11 @@ class KnotDifferentialTest {
     Type.DNSKEY,
     Type.TLSA,
     Type.HTTPS,
+    Type.RRSIG,
+    Type.NSEC,
+    Type.NSEC3PARAM,
+    Type.SSHFP,
+    Type.SVCB,
     0,
     65280
   };
