@@ -5,6 +5,8 @@ import io.sluice.core.spi.AnswerPlanner;
 import io.sluice.core.spi.ClientInfo;
 import io.sluice.core.spi.Decision;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.state.Snapshot;
+import io.sluice.core.state.SnapshotStore;
 import io.sluice.dns.zone.Resolution;
 import io.sluice.dns.zone.Zone;
 import io.sluice.dns.zone.ZoneIndex;
@@ -12,7 +14,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xbill.DNS.AAAARecord;
@@ -29,15 +31,13 @@ import org.xbill.DNS.Type;
 
 /**
  * Turns one query packet into one response packet (or silence). It reads the served data with one
- * volatile load, answers static names from pre-encoded templates (additional data included, so only
- * the addresses of GSLB services used as NS, MX or SRV targets are decided per query), other zone
- * answers from a bounded cache filled on first use, and GSLB services through the {@link
- * AnswerPlanner}, caching the encoded answer per returned {@link Decision} instance. It never
- * blocks and takes no lock, so event loops call it directly.
+ * volatile load (the current snapshot), answers static names from pre-encoded templates (additional
+ * data included, so only the addresses of GSLB services used as NS, MX or SRV targets are decided
+ * per query), other zone answers from a bounded cache filled on first use, and GSLB services
+ * through the {@link AnswerPlanner}, caching the encoded answer per returned {@link Decision}
+ * instance. It never blocks and takes no lock, so event loops call it directly.
  */
 public final class Responder {
-  private static final int CACHE_SLOTS = 4096;
-
   /** The order a target's addresses are added in, as for static targets. */
   private static final AddressFamily[] A_THEN_AAAA = {AddressFamily.V4, AddressFamily.V6};
 
@@ -53,27 +53,47 @@ public final class Responder {
   private final AnswerPlanner planner;
   private volatile boolean plannerFailureLogged;
   private final GslbMetrics metrics;
-  private volatile Served served;
-
-  /** A responder serving {@code index} with {@code settings}. */
-  public Responder(
-      ZoneIndex index, ResponderSettings settings, AnswerPlanner planner, GslbMetrics metrics) {
-    this.planner = planner;
-    this.metrics = metrics;
-    this.served = Served.of(index, settings);
-  }
+  private final SnapshotStore store;
+  private final ServedZones fallback;
 
   /**
-   * Swaps in new zone data and settings at once; queries already running finish on the old data.
-   * Encodes every static answer, so call it off the event loops.
+   * A responder following {@code store}: each query reads one snapshot and answers from the zone
+   * data published in it ({@link ServedZones}) and asks the planner about that same snapshot, so a
+   * reload is seen whole or not at all. {@code fallback} serves snapshots that carry no zone data
+   * (a store whose configuration was set by hand rather than through the config publisher); pass
+   * null when every snapshot is published with its zones, so no old zone data stays reachable.
    */
-  public void install(ZoneIndex index, ResponderSettings settings) {
-    this.served = Served.of(index, settings);
+  public Responder(
+      SnapshotStore store, ServedZones fallback, AnswerPlanner planner, GslbMetrics metrics) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.fallback = fallback;
+    this.planner = planner;
+    this.metrics = metrics;
+  }
+
+  /** A responder serving fixed zone data {@code index} with {@code settings}, without a store. */
+  public Responder(
+      ZoneIndex index, ResponderSettings settings, AnswerPlanner planner, GslbMetrics metrics) {
+    this.store = null;
+    this.fallback = ServedZones.build(index, settings);
+    this.planner = planner;
+    this.metrics = metrics;
   }
 
   /** The zone data being served. */
   public ZoneIndex index() {
-    return served.index;
+    return served(store == null ? null : store.current()).index;
+  }
+
+  private ServedZones served(Snapshot snapshot) {
+    ServedZones z = snapshot == null ? null : snapshot.artifacts().get(ServedZones.class);
+    if (z != null) {
+      return z;
+    }
+    if (fallback == null) {
+      throw new IllegalStateException("snapshot " + snapshot.version() + " carries no zone data");
+    }
+    return fallback;
   }
 
   /**
@@ -82,13 +102,15 @@ public final class Responder {
    */
   public byte[] respond(byte[] in, int len, InetAddress client, Transport transport) {
     long start = System.nanoTime();
-    Served s = served;
+    // The one read of shared state per query: zone data and policy state come from this snapshot.
+    Snapshot snapshot = store == null ? null : store.current();
+    ServedZones s = served(snapshot);
     Query q = QueryParser.parse(in, len);
     if (q == null) {
       metrics.dnsQuery("", "", "DROPPED", transport.label(), System.nanoTime() - start);
       return null;
     }
-    byte[] out = answer(s, q, in, client, transport);
+    byte[] out = answer(snapshot, s, q, in, client, transport);
     boolean badvers =
         q.status == Query.OK && q.opcode == Opcode.QUERY && q.edns && q.ednsVersion != 0;
     int rcode = badvers ? BADVERS : out[3] & 0x0f;
@@ -101,7 +123,13 @@ public final class Responder {
     return out;
   }
 
-  private byte[] answer(Served s, Query q, byte[] in, InetAddress client, Transport transport) {
+  private byte[] answer(
+      Snapshot snapshot,
+      ServedZones s,
+      Query q,
+      byte[] in,
+      InetAddress client,
+      Transport transport) {
     int payload = s.settings.udpPayloadSize();
     if (q.status == Query.FORMERR) {
       return WireSplicer.bare(q, in, Rcode.FORMERR, false, payload, 0);
@@ -137,14 +165,14 @@ public final class Responder {
     if (node != null) {
       q.zone = node.zone();
       if (node.service() != null && (q.qtype == Type.A || q.qtype == Type.AAAA)) {
-        return service(s, q, in, client, limit, node.zone(), node.service(), List.of());
+        return service(snapshot, s, q, in, client, limit, node.zone(), node.service(), List.of());
       }
       Template t = node.template(q.qtype);
       if (t != null && node.service() != null && t == node.nodata()) {
-        return serviceNodata(s, q, in, limit, node);
+        return serviceNodata(snapshot, s, q, in, limit, node);
       }
       if (t != null) {
-        return send(s, t, q, in, client, limit);
+        return send(snapshot, s, t, q, in, client, limit);
       }
     }
     Zone zone = parent != null ? parent : node != null ? node.zone() : s.index.find(q.qname);
@@ -156,12 +184,12 @@ public final class Responder {
     if (t == null) {
       Resolution r = zone.resolve(q.qname, q.qtype);
       if (r.isService()) {
-        return service(s, q, in, client, limit, zone, r.service(), r.answer());
+        return service(snapshot, s, q, in, client, limit, zone, r.service(), r.answer());
       }
       t = AnswerEncoder.encode(q.qname, q.qtype, DClass.IN, r);
       s.zoneCache.put(null, q.qname, q.qtype, t);
     }
-    return send(s, t, q, in, client, limit);
+    return send(snapshot, s, t, q, in, client, limit);
   }
 
   /**
@@ -169,7 +197,7 @@ public final class Responder {
    * records live on the parent side of a cut (RFC 4035 §3.1.4.1), so a DS question at a child's
    * apex is answered from the parent when this server has it too, as Knot answers it.
    */
-  private static Zone parentOfApex(Served s, Name qname) {
+  private static Zone parentOfApex(ServedZones s, Name qname) {
     Zone z = s.index.find(qname);
     if (z == null || !z.origin().equals(qname) || qname.labels() <= 1) {
       return null;
@@ -185,7 +213,14 @@ public final class Responder {
    * that fits, with TC=1. A GSLB service used as a target gets the addresses this client would get
    * for that name.
    */
-  private byte[] send(Served s, Template t, Query q, byte[] in, InetAddress client, int limit) {
+  private byte[] send(
+      Snapshot snapshot,
+      ServedZones s,
+      Template t,
+      Query q,
+      byte[] in,
+      InetAddress client,
+      int limit) {
     int payload = s.settings.udpPayloadSize();
     int room = limit - WireSplicer.optLength(q);
     if (!t.dynamic && t.wire.length <= room) {
@@ -216,7 +251,7 @@ public final class Responder {
         }
       } else if (e instanceof Template.Extra.Service v) {
         for (AddressFamily family : A_THEN_AAAA) {
-          Decision d = plan(v.service(), family, clientOf(q, client));
+          Decision d = plan(snapshot, v.service(), family, clientOf(q, client));
           // A CNAME decision is not followed: additional data never chases aliases (RFC 2181
           // §10.3).
           if (d.outcome() != Decision.Outcome.ANSWER || d.cname() != null) {
@@ -253,7 +288,8 @@ public final class Responder {
   }
 
   private byte[] service(
-      Served s,
+      Snapshot snapshot,
+      ServedZones s,
       Query q,
       byte[] in,
       InetAddress client,
@@ -262,7 +298,7 @@ public final class Responder {
       String service,
       List<Record> chain) {
     AddressFamily family = q.qtype == Type.AAAA ? AddressFamily.V6 : AddressFamily.V4;
-    Decision d = plan(service, family, clientOf(q, client));
+    Decision d = plan(snapshot, service, family, clientOf(q, client));
     Template t = s.decisionCache.get(d, q.qname, q.qtype);
     if (t == null) {
       t = AnswerEncoder.encode(q.qname, q.qtype, DClass.IN, resolve(zone, q, d, chain));
@@ -279,9 +315,11 @@ public final class Responder {
         : ClientInfo.ofResolver(client.getAddress());
   }
 
-  private Decision plan(String service, AddressFamily family, ClientInfo who) {
+  private Decision plan(Snapshot snapshot, String service, AddressFamily family, ClientInfo who) {
     try {
-      return planner.plan(service, family, who);
+      return snapshot == null
+          ? planner.plan(service, family, who)
+          : planner.plan(snapshot, service, family, who);
     } catch (RuntimeException e) {
       // A planner bug must not silence the name; SERVFAIL lets resolvers try another server.
       if (!plannerFailureLogged) {
@@ -297,9 +335,13 @@ public final class Responder {
    * now: during a shift that TTL is short, and a resolver must not cache "no such type" for longer
    * than the addresses it may have to drop.
    */
-  private byte[] serviceNodata(Served s, Query q, byte[] in, int limit, StaticAnswers.Node node) {
+  private byte[] serviceNodata(
+      Snapshot snapshot, ServedZones s, Query q, byte[] in, int limit, StaticAnswers.Node node) {
     Zone zone = node.zone();
-    long ttl = planner.servedTtl(node.service());
+    long ttl =
+        snapshot == null
+            ? planner.servedTtl(node.service())
+            : planner.servedTtl(snapshot, node.service());
     int payload = s.settings.udpPayloadSize();
     if (ttl < 0 || ttl >= zone.negativeSoa().getTTL()) {
       return WireSplicer.splice(node.nodata().wire, q, in, limit, payload, 0, 0);
@@ -374,7 +416,7 @@ public final class Responder {
   }
 
   /** CHAOS-class identity queries, answered only when configured (RFC 4892). */
-  private static byte[] chaos(Served s, Query q, byte[] in, int limit) {
+  private static byte[] chaos(ServedZones s, Query q, byte[] in, int limit) {
     int payload = s.settings.udpPayloadSize();
     String text = null;
     if (q.qname.equals(VERSION_BIND) || q.qname.equals(VERSION_SERVER)) {
@@ -389,27 +431,5 @@ public final class Responder {
     Resolution r = new Resolution(Rcode.NOERROR, true, List.of(txt), List.of(), List.of(), null);
     byte[] t = AnswerEncoder.encode(q.qname, q.qtype, DClass.CH, r).wire;
     return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
-  }
-
-  /** Everything a query reads, swapped as one. */
-  private static final class Served {
-    final ZoneIndex index;
-    final StaticAnswers answers;
-    final ResponderSettings settings;
-    final ResponseCache zoneCache = new ResponseCache(CACHE_SLOTS);
-    final ResponseCache decisionCache = new ResponseCache(CACHE_SLOTS);
-
-    /** One identity per capped negative TTL, as the cache owner of capped NODATA templates. */
-    final ConcurrentHashMap<Long, Object> ttlOwners = new ConcurrentHashMap<>();
-
-    private Served(ZoneIndex index, StaticAnswers answers, ResponderSettings settings) {
-      this.index = index;
-      this.answers = answers;
-      this.settings = settings;
-    }
-
-    static Served of(ZoneIndex index, ResponderSettings settings) {
-      return new Served(index, StaticAnswers.build(index), settings);
-    }
   }
 }
