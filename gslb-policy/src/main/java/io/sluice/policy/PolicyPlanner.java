@@ -8,6 +8,7 @@ import io.sluice.core.spi.ClientInfo;
 import io.sluice.core.spi.Decision;
 import io.sluice.core.spi.DecisionExplainer;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.ShareEstimator;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.policy.topology.ClientTopology;
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * trie, picks a variant by the client's stable hash and returns a cached {@link Decision}: the same
  * instance for the same answer within a snapshot version.
  */
-public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
+public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer, ShareEstimator {
   private static final Logger LOG = LoggerFactory.getLogger(PolicyPlanner.class);
   private static final Decision UNKNOWN = Decision.of(Decision.Outcome.UNKNOWN_SERVICE, 0);
 
@@ -128,6 +129,31 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
     return st == null ? -1 : st.ttl();
   }
 
+  /**
+   * The shares clients of {@code service} get in {@code s}, read from the derived state the query
+   * path uses (derived for {@code s} when it is not the current one). Client regions count equally
+   * (the "no region" of unmapped clients too when no default region is configured).
+   */
+  @Override
+  public Map<String, Double> shares(Snapshot s, String service) {
+    Live l = live;
+    ServiceState st;
+    if (l.version == s.version() && l.config == s.config()) {
+      st = l.services.get(service);
+    } else {
+      CompiledConfig c = compiled;
+      CompiledService svc = c.config() == s.config() ? c.services().get(service) : null;
+      st = svc == null ? null : new ServiceState(svc, c, s);
+      l = new Live(s.version(), s.config(), c, Map.of());
+    }
+    if (st == null) {
+      return null;
+    }
+    int regions = l.compiled.regions().size();
+    boolean unmapped = regions == 0 || s.config().topology().defaultRegion() == null;
+    return st.expectedShares(regions + (unmapped ? 1 : 0));
+  }
+
   @Override
   public Decision plan(String service, AddressFamily family, ClientInfo client) {
     Live l = current(store.current());
@@ -135,6 +161,12 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
     if (st == null) {
       return UNKNOWN;
     }
+    return decide(l, st, family, client, true);
+  }
+
+  /** The decision for one client; {@code count} reports it to the metrics as a served answer. */
+  private Decision decide(
+      Live l, ServiceState st, AddressFamily family, ClientInfo client, boolean count) {
     byte[] address = client.address();
     ClientTopology topo = l.compiled.topology();
     int region = ClientTopology.region(topo.locate(address));
@@ -148,7 +180,9 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
       scope = Math.max(scope, hashPrefix(client));
     }
     Decision d = a.decision(variant, scope);
-    report(st, o, a, variant, region);
+    if (count) {
+      report(st, o, a, variant, region);
+    }
     return d;
   }
 
@@ -204,7 +238,8 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
                         + " of "
                         + a.spread.variants()
                     : ", the answer does not depend on the client hash")));
-    Decision d = plan(service, family, client);
+    // Explaining is not serving: the decision is not counted as an answer or a policy event.
+    Decision d = decide(l, st, family, client, false);
     return new Explanation(
         service,
         who,

@@ -173,7 +173,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                 Counter.builder("sluice.policy.events")
                     .description(
                         "Answers the chain could not give normally (fail-open, fail-closed,"
-                            + " residency-last-resort)")
+                            + " drained-last-resort, residency-last-resort)")
                     .tags("service", l[0], "event", l[1])
                     .register(registry));
     rollbacks =

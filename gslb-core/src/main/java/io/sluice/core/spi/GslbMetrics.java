@@ -35,8 +35,8 @@ public interface GslbMetrics {
   default void rollback(String service, long nanos) {}
 
   /**
-   * A policy event on one answer: {@code fail-open}, {@code fail-closed} or {@code
-   * residency-last-resort}.
+   * A policy event on one served answer: {@code fail-open}, {@code fail-closed}, {@code
+   * drained-last-resort} or {@code residency-last-resort}.
    */
   default void policyEvent(String service, String event) {}
 

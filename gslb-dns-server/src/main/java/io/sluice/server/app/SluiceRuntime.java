@@ -66,7 +66,7 @@ public final class SluiceRuntime implements AutoCloseable {
       for (String warning : planner.warnings()) {
         log.warn("{}", warning);
       }
-      traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb);
+      traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner);
       probes = ProbeService.start(store, traffic.auditSink(), gslb, Ticker.SYSTEM);
       node = SluiceNode.start(config, zones, store, planner, gslb);
       FileConfigReloader reloader = new FileConfigReloader(file, overrides, node);
