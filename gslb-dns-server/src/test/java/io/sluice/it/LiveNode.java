@@ -178,6 +178,15 @@ final class LiveNode implements AutoCloseable {
         bearer);
   }
 
+  /** A PUT of a JSON body with {@code bearer} as the token. */
+  Reply put(String path, String body, String bearer) throws IOException, InterruptedException {
+    return send(
+        HttpRequest.newBuilder(URI.create(adminUrl() + path))
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(body)),
+        bearer);
+  }
+
   /** A POST sent without waiting for the reply, on the same (warm) client as the others. */
   CompletableFuture<Reply> postAsync(String path, String body) {
     HttpRequest req =

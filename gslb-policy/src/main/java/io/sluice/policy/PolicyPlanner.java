@@ -215,6 +215,7 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer, Sh
     ChainContext ctx =
         new ChainContext(
             st.service().pools(), l.compiled.regions(), region, st.rtt(), st.load(), true);
+    ctx.staleLoads(st.staleLoads());
     ChainResult r = ChainEvaluator.evaluate(st.service(), st, family.ordinal(), bucket, ctx);
     List<Step> steps = new ArrayList<>(r.steps());
     Answers a = st.answers(family.ordinal(), r, ctx);

@@ -1,6 +1,7 @@
 package io.sluice.policy;
 
 import io.sluice.core.health.EndpointHealth;
+import io.sluice.core.health.PoolLoad;
 import io.sluice.core.spi.AddressFamily;
 import io.sluice.core.state.ServicePlan;
 import io.sluice.core.state.Shift;
@@ -33,6 +34,7 @@ final class ServiceState {
   private final double[] rtt;
   private final double[] load;
   private final int[] weights;
+  private long staleLoads;
   final int[] thresholds;
   final Outcome[][][] outcomes;
 
@@ -49,6 +51,10 @@ final class ServiceState {
       String name = t.names().get(p);
       weights[p] = plan.weights().getOrDefault(name, t.weights()[p]);
       load[p] = s.health().poolLoad(name);
+      PoolLoad reported = s.health().poolLoads().get(name);
+      if (reported != null && reported.stale()) {
+        staleLoads |= 1L << p;
+      }
       double best = Double.NaN;
       for (int e = 0; e < svc.endpointKeys()[p].length; e++) {
         String key = svc.endpointKeys()[p][e];
@@ -226,6 +232,11 @@ final class ServiceState {
 
   double[] load() {
     return load;
+  }
+
+  /** The pools whose reported load is stale and therefore ignored. */
+  long staleLoads() {
+    return staleLoads;
   }
 
   int endpointIndex(int family, boolean failOpen, int pool, int i) {

@@ -5,10 +5,12 @@ import io.sluice.admin.rest.AdminServer;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficSystem;
 import io.sluice.dns.zone.ZoneCompiler;
 import io.sluice.dns.zone.ZoneIndex;
@@ -16,6 +18,7 @@ import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,24 +29,29 @@ import org.slf4j.LoggerFactory;
  */
 public final class SluiceRuntime implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SluiceRuntime.class);
+  // How often pool loads are pulled when due and their staleness re-checked.
+  private static final Duration LOAD_TICK = Duration.ofSeconds(1);
 
   private final PrometheusMetrics metrics;
   private final TrafficSystem traffic;
   private final ProbeService probes;
   private final SluiceNode node;
   private final AdminServer admin;
+  private final PoolLoadFeed loads;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
       TrafficSystem traffic,
       ProbeService probes,
       SluiceNode node,
-      AdminServer admin) {
+      AdminServer admin,
+      PoolLoadFeed loads) {
     this.metrics = metrics;
     this.traffic = traffic;
     this.probes = probes;
     this.node = node;
     this.admin = admin;
+    this.loads = loads;
   }
 
   /**
@@ -61,6 +69,7 @@ public final class SluiceRuntime implements AutoCloseable {
     ProbeService probes = null;
     SluiceNode node = null;
     AdminServer admin = null;
+    PoolLoadFeed loads = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
       for (String warning : planner.warnings()) {
@@ -68,6 +77,10 @@ public final class SluiceRuntime implements AutoCloseable {
       }
       traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner);
       probes = ProbeService.start(store, traffic.auditSink(), gslb, Ticker.SYSTEM);
+      loads =
+          PoolLoadFeed.create(
+              store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM);
+      loads.start(LOAD_TICK);
       node = SluiceNode.start(config, zones, store, planner, gslb);
       FileConfigReloader reloader = new FileConfigReloader(file, overrides, node);
       HangupReload.install(reloader);
@@ -88,13 +101,13 @@ public final class SluiceRuntime implements AutoCloseable {
                 planner,
                 probes.reportSink(),
                 metrics);
-        admin.start();
+        admin.withLoadFeed(loads).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
-      return new SluiceRuntime(metrics, traffic, probes, node, admin);
+      return new SluiceRuntime(metrics, traffic, probes, node, admin, loads);
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
-      new SluiceRuntime(metrics, traffic, probes, node, admin).close();
+      new SluiceRuntime(metrics, traffic, probes, node, admin, loads).close();
       throw e;
     }
   }
@@ -107,6 +120,11 @@ public final class SluiceRuntime implements AutoCloseable {
   /** The admin API, or null when disabled. */
   public AdminServer admin() {
     return admin;
+  }
+
+  /** The pool load feed of the capacity step. */
+  public PoolLoadFeed loads() {
+    return loads;
   }
 
   /** The probe service. */
@@ -127,6 +145,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (node != null) {
       closeQuietly("DNS listeners", node);
+    }
+    if (loads != null) {
+      closeQuietly("pool load feed", loads);
     }
     if (probes != null) {
       closeQuietly("probes", probes);
