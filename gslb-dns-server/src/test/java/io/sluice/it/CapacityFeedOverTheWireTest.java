@@ -96,6 +96,11 @@ class CapacityFeedOverTheWireTest {
               interval: 200ms
               staleAfter: 1h
             endpoints: [ { name: a, address: 192.0.2.13 } ]
+          eu-3:
+            region: eu
+            capacity: 100
+            load: { staleAfter: 3s }
+            endpoints: [ { name: a, address: 192.0.2.14 } ]
           us-1:
             region: us
             capacity: 1000
@@ -109,6 +114,10 @@ class CapacityFeedOverTheWireTest {
             services:
               - name: capacity
                 pools: [eu-1, eu-2, us-1]
+                chain: [healthy, geo, capacity(80)]
+                traffic: { mode: manual }
+              - name: short
+                pools: [eu-3, us-1]
                 chain: [healthy, geo, capacity(80)]
                 traffic: { mode: manual }
         """
@@ -181,6 +190,29 @@ class CapacityFeedOverTheWireTest {
     JsonNode audit = node.get("/api/v1/audit").json();
     assertTrue(audit.toString().contains("pool-load"), audit.toString());
     assertTrue(audit.toString().contains("oncall"), "the pushing operator is the actor");
+  }
+
+  @Test
+  void aLoadOlderThanItsStaleAfterIsIgnoredAndExplainAndStatusSaySo() throws Exception {
+    String svc = "short.example.test.";
+    assertEquals(List.of("192.0.2.14"), LiveNode.addresses(node.query(svc, EU_CLIENT)));
+    assertEquals(200, pushLoad("eu-3", "{\"load\": 95}", OPERATOR).status());
+    assertEquals(List.of(US_1), LiveNode.addresses(node.query(svc, EU_CLIENT)));
+    // Nobody pushes again: after staleAfter (3s) the node's feed marks the load stale and the
+    // capacity step ignores it, so eu-3 answers again.
+    List<String> last = null;
+    for (int i = 0; i < 300 && !List.of("192.0.2.14").equals(last); i++) {
+      Thread.sleep(50);
+      last = LiveNode.addresses(node.query(svc, EU_CLIENT));
+    }
+    assertEquals(List.of("192.0.2.14"), last, "a stale load is ignored");
+    JsonNode pool = node.get("/api/v1/pools/eu-3").json();
+    assertTrue(pool.path("load").path("stale").asBoolean(), pool.toString());
+    assertEquals(3, pool.path("load").path("staleAfterSeconds").asInt(), pool.toString());
+    JsonNode status = node.get("/api/v1/status").json();
+    assertTrue(status.path("pools").toString().contains("\"stale\":true"), status.toString());
+    JsonNode e = node.get("/api/v1/explain?service=" + svc + "&client=" + EU_CLIENT).json();
+    assertTrue(e.path("steps").toString().contains("eu-3 stale"), e.toString());
   }
 
   @Test
