@@ -4,6 +4,7 @@ import io.sluice.core.config.PoolConfig;
 import io.sluice.core.config.PoolLoadConfig;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditSink;
+import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
@@ -39,23 +40,34 @@ public final class PoolLoadFeed implements AutoCloseable {
   private final AuditSink audit;
   private final Query query;
   private final Ticker ticker;
+  private final GslbMetrics metrics;
   private final Map<String, Reading> readings = new ConcurrentHashMap<>();
   // Touched by the feed's own thread only (tick).
   private final Map<String, Long> lastPullNanos = new HashMap<>();
   private final Map<String, String> lastError = new HashMap<>();
   private ScheduledExecutorService scheduler;
 
-  private PoolLoadFeed(SnapshotStore store, AuditSink audit, Query query, Ticker ticker) {
+  private PoolLoadFeed(
+      SnapshotStore store, AuditSink audit, Query query, Ticker ticker, GslbMetrics metrics) {
     this.store = store;
     this.audit = audit;
     this.query = query;
     this.ticker = ticker;
+    this.metrics = metrics;
   }
 
-  /** A feed over {@code store}; nothing runs until {@link #start} or {@link #tick}. */
+  /**
+   * A feed over {@code store} without metrics; nothing runs until {@link #start} or {@link #tick}.
+   */
   public static PoolLoadFeed create(
       SnapshotStore store, AuditSink audit, Query query, Ticker ticker) {
-    return new PoolLoadFeed(store, audit, query, ticker);
+    return create(store, audit, query, ticker, GslbMetrics.NOOP);
+  }
+
+  /** Like {@link #create(SnapshotStore, AuditSink, Query, Ticker)}, reporting loads and ages. */
+  public static PoolLoadFeed create(
+      SnapshotStore store, AuditSink audit, Query query, Ticker ticker, GslbMetrics metrics) {
+    return new PoolLoadFeed(store, audit, query, ticker, metrics);
   }
 
   /** Ticks every {@code period} on a daemon thread: pulls what is due, re-checks staleness. */
@@ -150,7 +162,13 @@ public final class PoolLoadFeed implements AutoCloseable {
         }
       }
     }
-    publish();
+    Snapshot s = publish();
+    long nowMillis = ticker.currentTimeMillis();
+    s.health()
+        .poolLoads()
+        .forEach(
+            (pool, l) ->
+                metrics.poolLoad(pool, l.value(), (nowMillis - l.reportedMillis()) / 1000.0));
   }
 
   /** Publishes the loads of the configured pools, each marked stale when older than allowed. */

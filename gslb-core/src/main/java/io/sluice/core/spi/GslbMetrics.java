@@ -40,6 +40,12 @@ public interface GslbMetrics {
    */
   default void policyEvent(String service, String event) {}
 
+  /**
+   * The last load reported for {@code pool} (in the unit of its capacity) and its age in seconds; a
+   * load older than the pool's {@code load.staleAfter} is ignored by the capacity step.
+   */
+  default void poolLoad(String pool, double load, double ageSeconds) {}
+
   /** The TTL a service currently serves. */
   default void servedTtl(String service, long ttl) {}
 

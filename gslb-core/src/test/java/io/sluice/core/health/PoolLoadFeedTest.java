@@ -11,6 +11,7 @@ import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditSink;
+import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.testing.ManualTicker;
@@ -55,6 +56,8 @@ class PoolLoadFeedTest {
   private HttpServer server;
   private final ManualTicker ticker = new ManualTicker();
   private final List<String> audited = new ArrayList<>();
+  private final java.util.Map<String, String> gauges =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private SnapshotStore store;
   private PoolLoadFeed feed;
 
@@ -92,7 +95,14 @@ class PoolLoadFeedTest {
           audited.add(actor.name() + " " + action + " " + details);
           return audited.size();
         };
-    feed = PoolLoadFeed.create(store, audit, new PrometheusMetric()::query, ticker);
+    GslbMetrics metrics =
+        new GslbMetrics() {
+          @Override
+          public void poolLoad(String pool, double load, double ageSeconds) {
+            gauges.put(pool, load + "@" + ageSeconds);
+          }
+        };
+    feed = PoolLoadFeed.create(store, audit, new PrometheusMetric()::query, ticker, metrics);
   }
 
   @AfterEach
@@ -121,6 +131,7 @@ class PoolLoadFeedTest {
     ticker.advance(Duration.ofSeconds(1));
     feed.tick();
     assertTrue(load("pushed").stale(), "older than staleAfter");
+    assertEquals("85.0@31.0", gauges.get("pushed"), "load and age are exported");
     assertTrue(
         Double.isNaN(store.current().health().poolLoad("pushed")), "a stale load is ignored");
 

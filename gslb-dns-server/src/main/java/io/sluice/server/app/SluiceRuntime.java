@@ -79,7 +79,7 @@ public final class SluiceRuntime implements AutoCloseable {
       probes = ProbeService.start(store, traffic.auditSink(), gslb, Ticker.SYSTEM);
       loads =
           PoolLoadFeed.create(
-              store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM);
+              store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
       loads.start(LOAD_TICK);
       node = SluiceNode.start(config, zones, store, planner, gslb);
       FileConfigReloader reloader = new FileConfigReloader(file, overrides, node);
