@@ -109,17 +109,25 @@ class PolicyStatusOverTheWireTest {
     }
   }
 
-  /** The shares status shows for {@code service}. */
-  private static Map<String, Double> statusShares(String service) throws Exception {
+  /** The status of {@code service}. */
+  private static JsonNode statusOf(String service) throws Exception {
     JsonNode st = node.get("/api/v1/status").json();
     for (JsonNode s : st.path("services")) {
       if (s.path("service").asText().equals(service)) {
-        Map<String, Double> out = new LinkedHashMap<>();
-        s.path("shares").properties().forEach(e -> out.put(e.getKey(), e.getValue().asDouble()));
-        return out;
+        return s;
       }
     }
     throw new AssertionError("no status for " + service + ": " + st);
+  }
+
+  /** The shares status shows for {@code service}. */
+  private static Map<String, Double> statusShares(String service) throws Exception {
+    Map<String, Double> out = new LinkedHashMap<>();
+    statusOf(service)
+        .path("shares")
+        .properties()
+        .forEach(e -> out.put(e.getKey(), e.getValue().asDouble()));
+    return out;
   }
 
   /**
@@ -171,6 +179,10 @@ class PolicyStatusOverTheWireTest {
     assertEquals(
         Map.of("eu-1", 33.3, "us-1", 33.3, "ap-1", 33.3), statusShares("geo.example.test."));
     assertSharesMatchTheWire("geo.example.test.", 0.1);
+    JsonNode byRegion = statusOf("geo.example.test.").path("sharesByRegion");
+    assertEquals(100.0, byRegion.path("eu").path("eu-1").asDouble(), byRegion.toString());
+    assertEquals(0.0, byRegion.path("eu").path("us-1").asDouble(), byRegion.toString());
+    assertEquals(100.0, byRegion.path("ap").path("ap-1").asDouble(), byRegion.toString());
   }
 
   @Test

@@ -136,22 +136,42 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer, Sh
    */
   @Override
   public Map<String, Double> shares(Snapshot s, String service) {
-    Live l = live;
-    ServiceState st;
-    if (l.version == s.version() && l.config == s.config()) {
-      st = l.services.get(service);
-    } else {
-      CompiledConfig c = compiled;
-      CompiledService svc = c.config() == s.config() ? c.services().get(service) : null;
-      st = svc == null ? null : new ServiceState(svc, c, s);
-      l = new Live(s.version(), s.config(), c, Map.of());
-    }
+    ServiceState st = stateFor(s, service);
+    return st == null ? null : st.expectedShares(0, regionSlots(s));
+  }
+
+  /** The shares per client region (and {@code (none)} for unmapped clients without a default). */
+  @Override
+  public Map<String, Map<String, Double>> sharesByRegion(Snapshot s, String service) {
+    ServiceState st = stateFor(s, service);
     if (st == null) {
       return null;
     }
-    int regions = l.compiled.regions().size();
+    RegionGraph regions = compiled.regions();
+    Map<String, Map<String, Double>> out = new java.util.LinkedHashMap<>();
+    int slots = regionSlots(s);
+    for (int r = 0; r < slots; r++) {
+      out.put(r < regions.size() ? regions.name(r) : "(none)", st.expectedShares(r, r + 1));
+    }
+    return out;
+  }
+
+  /** The state of {@code service} in {@code s}: the live one, or derived for an older snapshot. */
+  private ServiceState stateFor(Snapshot s, String service) {
+    Live l = live;
+    if (l.version == s.version() && l.config == s.config()) {
+      return l.services.get(service);
+    }
+    CompiledConfig c = compiled;
+    CompiledService svc = c.config() == s.config() ? c.services().get(service) : null;
+    return svc == null ? null : new ServiceState(svc, c, s);
+  }
+
+  /** The client regions shares average over: the configured ones, plus "none" without a default. */
+  private int regionSlots(Snapshot s) {
+    int regions = compiled.regions().size();
     boolean unmapped = regions == 0 || s.config().topology().defaultRegion() == null;
-    return st.expectedShares(regions + (unmapped ? 1 : 0));
+    return regions + (unmapped ? 1 : 0);
   }
 
   @Override

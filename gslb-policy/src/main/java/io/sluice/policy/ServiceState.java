@@ -172,9 +172,11 @@ final class ServiceState {
    * counts equally ({@code regionSlots} of them), each cohort by its width in buckets, each variant
    * by the fraction of client hashes its spread sends there, and an answer holding several pools by
    * its records. A/IPv4 answers are counted, AAAA when the service has no IPv4 endpoint. Clients
-   * that get the last resort or no data count for no pool. Off the query path (status).
+   * that get the last resort or no data count for no pool. Off the query path (status). Averages
+   * the client regions {@code fromRegion} (inclusive) to {@code toRegion} (exclusive).
    */
-  Map<String, Double> expectedShares(int regionSlots) {
+  Map<String, Double> expectedShares(int fromRegion, int toRegion) {
+    int regionSlots = toRegion - fromRegion;
     int family = withFamily[0] != 0 || withFamily[1] == 0 ? 0 : 1;
     int n = svc.pools().size();
     double[] share = new double[n];
@@ -182,7 +184,7 @@ final class ServiceState {
       int lo = c == 0 ? 0 : thresholds[c - 1];
       int hi = c == thresholds.length ? 10_000 : thresholds[c];
       double cohort = (hi - lo) / 10_000.0;
-      for (int r = 0; r < regionSlots; r++) {
+      for (int r = fromRegion; r < toRegion; r++) {
         Spread spread = outcomes[family][c][r].answers().spread;
         for (int v = 0; v < spread.variants(); v++) {
           int[] members = spread.members(v);

@@ -20,4 +20,12 @@ public interface ShareEstimator {
    * configuration it has not compiled yet).
    */
   Map<String, Double> shares(Snapshot snapshot, String service);
+
+  /**
+   * The same shares for the clients of each region, by region name; null when unknown. Shows what a
+   * region-dependent chain (geo, residency, region-scoped shifts) gives each region.
+   */
+  default Map<String, Map<String, Double>> sharesByRegion(Snapshot snapshot, String service) {
+    return null;
+  }
 }

@@ -613,7 +613,8 @@ public final class TrafficController implements ControlPlane {
               StatusMaps.drill(sc.drill()),
               StatusMaps.pending(sc.pending()),
               PlanProjection.servedTtl(plan, cfg),
-              sc.stableRevision()));
+              sc.stableRevision(),
+              shares.sharesByRegion(snap, e.getKey())));
     }
     return out;
   }
