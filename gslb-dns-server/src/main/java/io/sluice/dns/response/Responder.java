@@ -4,6 +4,7 @@ import io.sluice.core.spi.AddressFamily;
 import io.sluice.core.spi.AnswerPlanner;
 import io.sluice.core.spi.ClientInfo;
 import io.sluice.core.spi.Decision;
+import io.sluice.core.spi.DnsQueryLabels;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
@@ -102,7 +103,12 @@ public final class Responder {
     ServedZones s = served(snapshot);
     Query q = QueryParser.parse(in, len);
     if (q == null) {
-      metrics.dnsQuery("", "", "DROPPED", transport.label(), System.nanoTime() - start);
+      metrics.dnsQuery(
+          "",
+          DnsQueryLabels.NO_QUESTION,
+          DnsQueryLabels.DROPPED,
+          transport == Transport.TCP,
+          System.nanoTime() - start);
       return null;
     }
     byte[] out = answer(snapshot, s, q, in, client, transport);
@@ -111,9 +117,9 @@ public final class Responder {
     int rcode = badvers ? BADVERS : out[3] & 0x0f;
     metrics.dnsQuery(
         q.zone == null ? "" : q.zone.originText(),
-        q.hasQuestion() ? Type.string(q.qtype) : "",
-        Rcode.string(rcode),
-        transport.label(),
+        q.hasQuestion() ? q.qtype : DnsQueryLabels.NO_QUESTION,
+        rcode,
+        transport == Transport.TCP,
         System.nanoTime() - start);
     return out;
   }
