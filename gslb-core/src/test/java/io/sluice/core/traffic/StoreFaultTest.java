@@ -56,7 +56,8 @@ class StoreFaultTest {
       };
 
   private TrafficSystem open(SnapshotStore store, DiskWrites w) throws IOException {
-    return TrafficSystem.openManual(store, dir, new ManualTicker(), metrics, g -> 0, w);
+    return TrafficSystem.openManual(
+        store, dir, new ManualTicker(), metrics, g -> 0, io.sluice.core.spi.ShareEstimator.NONE, w);
   }
 
   private static SnapshotStore newStore() {
