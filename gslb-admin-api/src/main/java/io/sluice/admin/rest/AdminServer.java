@@ -55,8 +55,12 @@ public final class AdminServer implements AutoCloseable {
   public static final String API_PREFIX = "/api/v1";
 
   private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
-  private static final int READ_TIMEOUT_SECONDS = 30;
-  private static final int HANDLER_THREADS = 2;
+
+  /** How long a kept-alive connection may stay silent between requests. */
+  private static final int IDLE_TIMEOUT_SECONDS = 30;
+
+  private static final int READ_THREADS = 2;
+  private static final int COMMAND_THREADS = 1;
   private static final int QUEUED_REQUESTS = 256;
 
   private final AdminConfig config;
@@ -66,7 +70,9 @@ public final class AdminServer implements AutoCloseable {
   private volatile boolean ready;
   private EventLoopGroup boss;
   private EventLoopGroup workers;
-  private final ThreadPoolExecutor handlers;
+  private final ThreadPoolExecutor reads;
+  private final ThreadPoolExecutor commands;
+  private final ConnectionGuard guard;
   private Channel channel;
 
   /** A server using the system clock for its failed-authentication windows. */
@@ -97,25 +103,34 @@ public final class AdminServer implements AutoCloseable {
     new CommandRoutes(store, control, bodies).register(router);
     new SystemRoutes(store, reloader, probeSink, metrics, bodies, () -> ready)
         .register(router, config.metricsPublic());
-    this.handlers =
-        new ThreadPoolExecutor(
-            HANDLER_THREADS,
-            HANDLER_THREADS,
-            0,
-            TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(QUEUED_REQUESTS),
-            r -> {
-              Thread t = new Thread(r, "sluice-admin-handler");
-              t.setDaemon(true);
-              return t;
-            });
+    // Commands have their own thread and queue: reads of history, however slow or many, never
+    // delay a rollback.
+    this.reads = executor(READ_THREADS, "sluice-admin-read");
+    this.commands = executor(COMMAND_THREADS, "sluice-admin-command");
+    this.guard = new ConnectionGuard(config.connections());
     this.handler =
         new AdminHandler(
             router,
             new TokenAuthenticator(config.tokens()),
             new FailedAuthLimiter(config.authFailuresPerMinute(), ticker),
             ConfigLoader.jsonMapper(),
-            handlers);
+            guard,
+            reads,
+            commands);
+  }
+
+  private static ThreadPoolExecutor executor(int threads, String name) {
+    return new ThreadPoolExecutor(
+        threads,
+        threads,
+        0,
+        TimeUnit.SECONDS,
+        new ArrayBlockingQueue<>(QUEUED_REQUESTS),
+        r -> {
+          Thread t = new Thread(r, name);
+          t.setDaemon(true);
+          return t;
+        });
   }
 
   /** Every route the server answers, for documentation checks. */
@@ -150,10 +165,11 @@ public final class AdminServer implements AutoCloseable {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     ChannelPipeline p = ch.pipeline();
+                    p.addLast(guard);
                     if (tls != null) {
                       p.addLast(tls.newHandler(ch.alloc()));
                     }
-                    p.addLast(new ReadTimeoutHandler(READ_TIMEOUT_SECONDS));
+                    p.addLast(new ReadTimeoutHandler(IDLE_TIMEOUT_SECONDS));
                     p.addLast(new HttpServerCodec());
                     p.addLast(new LimitedAggregator(maxBody));
                     p.addLast(handler);
@@ -167,10 +183,16 @@ public final class AdminServer implements AutoCloseable {
       throw e;
     }
     log.info(
-        "admin API listening on {}://{}:{}",
+        "admin API listening on {}://{}:{} (at most {} connections, {} per source address,"
+            + " {} ms per request)",
         tls == null ? "http" : "https",
         config.listen(),
-        port());
+        port(),
+        config.connections().max(),
+        config.connections().perSource(),
+        config.connections().requestDeadline().toMillis());
+    FileDescriptors.check(
+        config.connections().max(), store.current().config().dns().maxTcpConnections());
     return this;
   }
 
@@ -184,6 +206,11 @@ public final class AdminServer implements AutoCloseable {
           "admin.tls: cannot use certFile " + cert + " with keyFile " + key + ": " + e.getMessage(),
           e);
     }
+  }
+
+  /** Connections evicted, refused and timed out so far, and those open now. */
+  public ConnectionGuard.Counts connectionCounts() {
+    return guard.counts();
   }
 
   /** The bound port (useful when configured as 0). */
@@ -202,7 +229,8 @@ public final class AdminServer implements AutoCloseable {
         g.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
       }
     }
-    handlers.shutdown();
+    reads.shutdown();
+    commands.shutdown();
   }
 
   /** Answers oversized bodies with a JSON 413 instead of Netty's empty one. */
