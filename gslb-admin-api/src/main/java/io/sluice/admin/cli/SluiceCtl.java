@@ -1,5 +1,6 @@
 package io.sluice.admin.cli;
 
+import io.sluice.core.config.TokenFile;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -129,22 +130,18 @@ final class SluiceCtl {
             + " or put token= in the config file");
   }
 
-  /** The first line of a token file; {@code source} names where the path came from. */
+  /**
+   * The first line of a token file; {@code source} names where the path came from. A file other
+   * users may read or write, or an empty one, is refused ({@link TokenFile}).
+   */
   private static String readTokenFile(Path path, String source) {
-    String text;
     try {
-      text = Files.readString(path, StandardCharsets.UTF_8);
+      return TokenFile.read(path);
     } catch (NoSuchFileException e) {
       throw new CtlException(CtlMain.USAGE, source + ": token file not found: " + path);
     } catch (IOException e) {
-      throw new CtlException(
-          CtlMain.USAGE, source + ": cannot read token file " + path + ": " + e.getMessage());
+      throw new CtlException(CtlMain.USAGE, source + ": " + e.getMessage());
     }
-    String t = text.strip().lines().findFirst().orElse("").strip();
-    if (t.isEmpty()) {
-      throw new CtlException(CtlMain.USAGE, source + ": token file " + path + " is empty");
-    }
-    return t;
   }
 
   /** A value from the config file, or null. */

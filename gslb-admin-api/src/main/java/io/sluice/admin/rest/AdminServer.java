@@ -209,7 +209,7 @@ public final class AdminServer implements AutoCloseable {
   }
 
   /** Connections evicted, refused and timed out so far, and those open now. */
-  public ConnectionGuard.Counts connectionCounts() {
+  public ConnectionCounts connectionCounts() {
     return guard.counts();
   }
 

@@ -63,12 +63,9 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     this.deadlineNanos = limits.requestDeadline().toNanos();
   }
 
-  /** Connections closed to make room, refused because every slot was trusted, and timed out. */
-  record Counts(long evicted, long refused, long timedOut, int open) {}
-
-  Counts counts() {
+  ConnectionCounts counts() {
     synchronized (this) {
-      return new Counts(evicted.get(), refused.get(), timedOut.get(), open);
+      return new ConnectionCounts(evicted.get(), refused.get(), timedOut.get(), open);
     }
   }
 

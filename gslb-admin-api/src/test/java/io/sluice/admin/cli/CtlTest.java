@@ -22,6 +22,7 @@ import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -380,8 +381,7 @@ class CtlTest {
 
   @Test
   void theTokenCanComeFromAFileAfterEveryOtherSource(@TempDir Path dir) throws Exception {
-    Path tokenFile = dir.resolve("admin.token");
-    Files.writeString(tokenFile, VIEWER + "\n");
+    Path tokenFile = ownerOnly(dir.resolve("admin.token"), VIEWER + "\n");
     String url = f.baseUrl();
     assertEquals(
         0,
@@ -449,14 +449,42 @@ class CtlTest {
             "status");
     assertEquals(CtlMain.USAGE, missing.code());
     assertTrue(missing.err().contains("SLUICE_TOKEN_FILE: token file not found: "), missing.err());
-    Path empty = dir.resolve("empty.token");
-    Files.writeString(empty, "\n");
+    Path empty = ownerOnly(dir.resolve("empty.token"), "\n");
     Run blank =
         runWithEnv(
             Map.of("SLUICE_ADMIN_URL", url), "", false, "status", "--token-file", "" + empty);
     assertEquals(CtlMain.USAGE, blank.code());
     assertTrue(
         blank.err().contains("--token-file: token file " + empty + " is empty"), blank.err());
+  }
+
+  @Test
+  void aTokenFileOtherUsersCanReadIsRefused(@TempDir Path dir) throws Exception {
+    Path tokenFile = ownerOnly(dir.resolve("admin.token"), VIEWER + "\n");
+    for (String mode : List.of("rw-r-----", "rw----r--", "rw-rw-rw-")) {
+      Files.setPosixFilePermissions(tokenFile, PosixFilePermissions.fromString(mode));
+      Run r =
+          runWithEnv(
+              Map.of("SLUICE_ADMIN_URL", f.baseUrl()),
+              "",
+              false,
+              "status",
+              "--token-file",
+              tokenFile.toString());
+      assertEquals(CtlMain.USAGE, r.code(), mode);
+      assertTrue(
+          r.err().contains("is accessible to other users (mode " + mode + ")")
+              && r.err().contains("chmod 600 " + tokenFile),
+          r.err());
+    }
+  }
+
+  /** Writes {@code text} to a new file readable by its owner only, as a token file must be. */
+  private static Path ownerOnly(Path file, String text) throws IOException {
+    Files.createFile(
+        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(file, text);
+    return file;
   }
 
   @Test
