@@ -31,22 +31,8 @@ class TlsListenerTest {
   void servesHttpsWithThePemCertificateAndRefusesPlainHttp(@TempDir Path dir) throws Exception {
     TestCertificate cert = TestCertificate.create(dir);
     SluiceConfig config = AdminFixture.config(cert.adminTls());
-    SnapshotStore store = new SnapshotStore(Snapshot.initial(config));
     try (PrometheusMetrics metrics = new PrometheusMetrics();
-        AdminServer server =
-            new AdminServer(
-                    config.admin(),
-                    store,
-                    new RecordingControlPlane(store),
-                    actor -> {
-                      throw new UnsupportedOperationException();
-                    },
-                    (service, family, client) -> {
-                      throw new UnsupportedOperationException();
-                    },
-                    report -> {},
-                    metrics)
-                .start()) {
+        AdminServer server = AdminFixture.listenerOnly(config, metrics)) {
       TrustManagerFactory tmf =
           TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       KeyStore trust = KeyStore.getInstance("PKCS12");
