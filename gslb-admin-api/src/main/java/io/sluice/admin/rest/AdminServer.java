@@ -1,5 +1,7 @@
 package io.sluice.admin.rest;
 
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -38,9 +40,11 @@ import java.io.File;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,7 +64,8 @@ public final class AdminServer implements AutoCloseable {
   private static final int IDLE_TIMEOUT_SECONDS = 30;
 
   private static final int READ_THREADS = 2;
-  private static final int COMMAND_THREADS = 1;
+  // Two, so that a long reload never holds back a rollback.
+  private static final int COMMAND_THREADS = 2;
   private static final int QUEUED_REQUESTS = 256;
 
   private final AdminConfig config;
@@ -108,6 +113,9 @@ public final class AdminServer implements AutoCloseable {
     this.reads = executor(READ_THREADS, "sluice-admin-read");
     this.commands = executor(COMMAND_THREADS, "sluice-admin-command");
     this.guard = new ConnectionGuard(config.connections());
+    if (metrics != null) {
+      registerConnectionMeters(metrics, guard);
+    }
     this.handler =
         new AdminHandler(
             router,
@@ -117,6 +125,25 @@ public final class AdminServer implements AutoCloseable {
             guard,
             reads,
             commands);
+  }
+
+  private static void registerConnectionMeters(PrometheusMetrics metrics, ConnectionGuard g) {
+    Gauge.builder("sluice_admin_connections", g, x -> x.counts().open())
+        .description("Open admin API connections")
+        .register(metrics.registry());
+    Map<String, ToDoubleFunction<ConnectionGuard>> closed =
+        Map.of(
+            "evicted", x -> x.counts().evicted(),
+            "refused", x -> x.counts().refused(),
+            "deadline", x -> x.counts().timedOut());
+    closed.forEach(
+        (reason, count) ->
+            FunctionCounter.builder("sluice_admin_connections_closed", g, count)
+                .description(
+                    "Admin API connections closed by the listener's limits: evicted to make room,"
+                        + " refused, or past the request deadline")
+                .tag("reason", reason)
+                .register(metrics.registry()));
   }
 
   private static ThreadPoolExecutor executor(int threads, String name) {

@@ -38,6 +38,10 @@ class SlowLorisTest {
       assertTrue(c.evicted() >= FLOOD - MAX, c.toString());
       assertTrue(c.timedOut() > 0, "the connections kept were cut by the deadline: " + c);
       assertEquals(0, c.refused(), c.toString());
+      String scrape = f.metrics.scrape();
+      assertTrue(
+          scrape.contains("sluice_admin_connections_closed_total{reason=\"deadline\"} " + c.timedOut()),
+          scrape);
     }
   }
 }
