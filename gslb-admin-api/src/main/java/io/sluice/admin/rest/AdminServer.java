@@ -73,8 +73,7 @@ public final class AdminServer implements AutoCloseable {
   private final Router router = new Router();
   private final AdminHandler handler;
   private volatile boolean ready;
-  private EventLoopGroup boss;
-  private EventLoopGroup workers;
+  private EventLoopGroup loop;
   private final ThreadPoolExecutor reads;
   private final ThreadPoolExecutor commands;
   private final ConnectionGuard guard;
@@ -181,11 +180,13 @@ public final class AdminServer implements AutoCloseable {
     }
     SslContext tls = config.tls() == null ? null : sslContext();
     int maxBody = config.maxBodyBytes();
-    boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    // One I/O thread both accepts and serves: a connection is admitted or closed by the guard
+    // as it is accepted, so a flood never piles up accepted sockets (and descriptors) waiting for
+    // another thread to look at them.
+    loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     ServerBootstrap b =
         new ServerBootstrap()
-            .group(boss, workers)
+            .group(loop)
             .channel(NioServerSocketChannel.class)
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
@@ -251,10 +252,8 @@ public final class AdminServer implements AutoCloseable {
       channel.close().syncUninterruptibly();
       channel = null;
     }
-    for (EventLoopGroup g : new EventLoopGroup[] {boss, workers}) {
-      if (g != null) {
-        g.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-      }
+    if (loop != null) {
+      loop.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
     reads.shutdown();
     commands.shutdown();

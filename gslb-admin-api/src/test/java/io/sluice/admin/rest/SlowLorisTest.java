@@ -40,7 +40,8 @@ class SlowLorisTest {
       assertEquals(0, c.refused(), c.toString());
       String scrape = f.metrics.scrape();
       assertTrue(
-          scrape.contains("sluice_admin_connections_closed_total{reason=\"deadline\"} " + c.timedOut()),
+          scrape.contains(
+              "sluice_admin_connections_closed_total{reason=\"deadline\"} " + c.timedOut()),
           scrape);
     }
   }
