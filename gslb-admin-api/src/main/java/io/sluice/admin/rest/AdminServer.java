@@ -51,8 +51,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The admin REST API server: Netty HTTP/1.1 (optionally TLS) on the configured address, bearer
- * token authentication, JSON in and out. Handlers run on their own small executor, never on the I/O
- * threads, because control-plane commands persist and audit before they return.
+ * token authentication, JSON in and out. One I/O thread accepts connections under the {@link
+ * ConnectionGuard}'s caps and deadline, routes and authenticates; handlers then run on small
+ * executors, never on the I/O thread, because control-plane commands persist and audit before they
+ * return: one for commands, one for everything else, so reads never delay a command.
  */
 public final class AdminServer implements AutoCloseable {
   /** The prefix of every versioned route. */
