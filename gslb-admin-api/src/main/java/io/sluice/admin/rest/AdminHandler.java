@@ -91,18 +91,32 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   private record Prepared(
       FullHttpResponse answer,
       boolean keepAlive,
-      Route route,
       Router.Match match,
-      String path,
-      Map<String, List<String>> query,
+      QueryStringDecoder uri,
       Actor actor,
       String source) {
+    /** Answered on the I/O thread; {@code actor} is the caller when it presented a valid token. */
+    static Prepared answered(FullHttpResponse answer, boolean keepAlive, Actor actor) {
+      return new Prepared(answer, keepAlive, null, null, actor, null);
+    }
+
+    /** To run on a handler thread. */
+    static Prepared toRun(
+        boolean keepAlive, Router.Match match, QueryStringDecoder uri, Actor actor, String source) {
+      return new Prepared(null, keepAlive, match, uri, actor, source);
+    }
+
+    Route route() {
+      return match == null ? null : match.route();
+    }
+
     boolean authenticated() {
       return actor != null;
     }
 
     /** Changes of traffic or configuration: never queued behind reads. */
     boolean command() {
+      Route route = route();
       return route != null
           && !route.method().equals("GET")
           && (route.role() == Role.OPERATOR || route.role() == Role.ADMIN);
@@ -137,15 +151,8 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
       p = prepare(ctx, http);
     } catch (RuntimeException e) {
       p =
-          new Prepared(
-              internal(e, http.method().name(), http.uri(), source(ctx)),
-              false,
-              null,
-              null,
-              null,
-              null,
-              null,
-              source(ctx));
+          Prepared.answered(
+              internal(e, http.method().name(), http.uri(), source(ctx)), false, null);
     }
     if (p.answer() != null) {
       http.release();
@@ -236,8 +243,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     if (!http.decoderResult().isSuccess()) {
       return answer(
           error(new ApiException(400, "bad_request", null, "malformed HTTP request"), Map.of()),
-          false,
-          source);
+          false);
     }
     boolean keepAlive = HttpUtil.isKeepAlive(http);
     QueryStringDecoder uri = new QueryStringDecoder(http.uri());
@@ -249,7 +255,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
       query = uri.parameters();
       match = router.match(method, path);
     } catch (ApiException e) {
-      return answer(error(e, Map.of()), keepAlive, source);
+      return answer(error(e, Map.of()), keepAlive);
     } catch (IllegalArgumentException e) {
       // Netty rejects a malformed percent-encoding such as %ZZ.
       log.warn(
@@ -262,12 +268,10 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
               new ApiException(
                   400, "bad_request", null, "malformed percent-encoding in the request URI"),
               Map.of()),
-          keepAlive,
-          source);
+          keepAlive);
     }
     if (match == null) {
-      return answer(
-          error(ApiException.notFound(null, "no route " + path), Map.of()), keepAlive, source);
+      return answer(error(ApiException.notFound(null, "no route " + path), Map.of()), keepAlive);
     }
     if (match.route() == null) {
       return answer(
@@ -275,8 +279,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
               new ApiException(
                   405, "method_not_allowed", null, method + " is not allowed on " + path),
               Map.of("Allow", String.join(", ", match.allowedMethods()))),
-          keepAlive,
-          source);
+          keepAlive);
     }
     Route route = match.route();
     Actor actor = null;
@@ -294,8 +297,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                       null,
                       "too many failed authentications; retry later"),
                   Map.of("Retry-After", Long.toString(retryAfter))),
-              keepAlive,
-              source);
+              keepAlive);
         }
         limiter.recordFailure(source);
         log.warn(
@@ -310,8 +312,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             error(
                 new ApiException(401, "unauthorized", null, "a valid bearer token is required"),
                 Map.of("WWW-Authenticate", "Bearer")),
-            keepAlive,
-            source);
+            keepAlive);
       }
       actor = who.get();
       if (!Role.of(actor.role()).permits(route.role())) {
@@ -322,7 +323,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             source,
             LogText.escape(method),
             LogText.escape(path));
-        return new Prepared(
+        return Prepared.answered(
             error(
                 new ApiException(
                     403,
@@ -335,19 +336,14 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                         + "'"),
                 Map.of()),
             keepAlive,
-            null,
-            null,
-            path,
-            query,
-            actor,
-            source);
+            actor);
       }
     }
-    return new Prepared(null, keepAlive, route, match, path, query, actor, source);
+    return Prepared.toRun(keepAlive, match, uri, actor, source);
   }
 
-  private static Prepared answer(FullHttpResponse r, boolean keepAlive, String source) {
-    return new Prepared(r, keepAlive, null, null, null, null, null, source);
+  private static Prepared answer(FullHttpResponse r, boolean keepAlive) {
+    return Prepared.answered(r, keepAlive, null);
   }
 
   /** On a handler thread: runs the prepared route. */
@@ -358,9 +354,9 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
       ApiRequest req =
           new ApiRequest(
               method,
-              p.path(),
+              p.uri().path(),
               p.match().params(),
-              p.query(),
+              p.uri().parameters(),
               http.headers().get("Idempotency-Key"),
               ByteBufUtil.getBytes(http.content()),
               actor,
@@ -374,7 +370,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             actor.role(),
             p.source(),
             method,
-            LogText.escape(p.path()),
+            LogText.escape(p.uri().path()),
             answer.status());
       }
       return render(answer);
@@ -389,7 +385,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
               : new ApiException(400, "rejected", e.field(), message),
           Map.of());
     } catch (Exception e) {
-      return internal(e, method, p.path(), p.source());
+      return internal(e, method, p.uri().path(), p.source());
     }
   }
 
