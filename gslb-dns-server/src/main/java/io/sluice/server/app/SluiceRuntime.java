@@ -7,15 +7,18 @@ import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
+import io.sluice.core.state.ConfigCompiler;
+import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.traffic.TrafficSystem;
-import io.sluice.dns.zone.ZoneCompiler;
-import io.sluice.dns.zone.ZoneIndex;
+import io.sluice.dns.response.ServedZones;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,9 +55,30 @@ public final class SluiceRuntime implements AutoCloseable {
    */
   public static SluiceRuntime start(SluiceConfig config, Path file, CliOverrides overrides)
       throws ConfigException, IOException, InterruptedException {
-    // Everything that can reject the configuration runs before anything opens state or sockets.
-    ZoneIndex zones = ZoneCompiler.compile(config, file.toString());
-    SnapshotStore store = new SnapshotStore(Snapshot.initial(config));
+    return start(config, file, overrides, List.of());
+  }
+
+  /**
+   * Like {@link #start(SluiceConfig, Path, CliOverrides)}, with {@code extra} compilers run after
+   * the built-in ones at start and on every reload (tests use it to make a reload fail midway).
+   */
+  static SluiceRuntime start(
+      SluiceConfig config, Path file, CliOverrides overrides, List<ConfigCompiler> extra)
+      throws ConfigException, IOException, InterruptedException {
+    // Start and reload share one path: every module builds its share of the configuration (zones
+    // and encoded answers, the compiled policy chain), each once, before anything is published.
+    // Everything that can reject the configuration thus runs before anything opens state or
+    // sockets.
+    List<ConfigCompiler> compilers = new ArrayList<>();
+    compilers.add(ServedZones.compiler());
+    compilers.add(PolicyPlanner.compiler());
+    compilers.addAll(extra);
+    ConfigPublisher publisher = new ConfigPublisher(compilers);
+    Snapshot first = publisher.initial(config, file.toString());
+    for (String warning : PolicyPlanner.warnings(first.artifacts())) {
+      log.warn("{}", warning);
+    }
+    SnapshotStore store = new SnapshotStore(first);
     PrometheusMetrics metrics = new PrometheusMetrics();
     GslbMetrics gslb = metrics.gslb();
     TrafficSystem traffic = null;
@@ -63,12 +87,9 @@ public final class SluiceRuntime implements AutoCloseable {
     AdminServer admin = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
-      for (String warning : planner.warnings()) {
-        log.warn("{}", warning);
-      }
       traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb);
       probes = ProbeService.start(store, traffic.auditSink(), gslb, Ticker.SYSTEM);
-      node = SluiceNode.start(config, zones, store, planner, gslb);
+      node = SluiceNode.start(store, publisher, planner, gslb);
       FileConfigReloader reloader = new FileConfigReloader(file, overrides, node);
       HangupReload.install(reloader);
       if (config.admin().enabled()) {
