@@ -387,7 +387,8 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
           Map.of());
     } catch (StoreUnavailableException e) {
       // Nothing was published or acknowledged; say why instead of a generic internal error.
-      log.error("{} {} from {}: {}", method, uri.path(), source, e.getMessage());
+      log.error(
+          "{} {} from {}: {}", method, LogText.escape(p.uri().path()), p.source(), e.getMessage());
       return error(
           new ApiException(
               e.full() ? 507 : 503,
