@@ -152,6 +152,11 @@ final class LiveNode implements AutoCloseable {
     return send(HttpRequest.newBuilder(URI.create(adminUrl() + path)).GET());
   }
 
+  /** A GET with another bearer token than the admin's. */
+  Reply get(String path, String bearer) throws IOException, InterruptedException {
+    return send(HttpRequest.newBuilder(URI.create(adminUrl() + path)).GET(), bearer);
+  }
+
   Reply post(String path, String body) throws IOException, InterruptedException {
     return post(path, body, token);
   }

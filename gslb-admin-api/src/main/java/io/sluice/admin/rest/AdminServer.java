@@ -81,6 +81,11 @@ public final class AdminServer implements AutoCloseable {
     this(config, store, control, reloader, explainer, probeSink, metrics, Ticker.SYSTEM);
   }
 
+  /**
+   * A server whose listener follows {@code config} (bound at start); the tokens it accepts are
+   * always those of the configuration published in {@code store}, so a reload adds and revokes
+   * them.
+   */
   public AdminServer(
       AdminConfig config,
       SnapshotStore store,
@@ -112,7 +117,8 @@ public final class AdminServer implements AutoCloseable {
     this.handler =
         new AdminHandler(
             router,
-            new TokenAuthenticator(config.tokens()),
+            // The tokens of the published configuration: a reload adds and revokes them.
+            TokenAuthenticator.following(() -> store.current().config().admin().tokens()),
             new FailedAuthLimiter(config.authFailuresPerMinute(), ticker),
             ConfigLoader.jsonMapper(),
             handlers);

@@ -54,6 +54,8 @@ public final class SluiceRuntime implements AutoCloseable {
       throws ConfigException, IOException, InterruptedException {
     // Everything that can reject the configuration runs before anything opens state or sockets.
     ZoneIndex zones = ZoneCompiler.compile(config, file.toString());
+    boolean localToken = config.admin().tokens().isEmpty();
+    config = AdminBootstrapToken.applyTo(config, config.stateDirectory());
     SnapshotStore store = new SnapshotStore(Snapshot.initial(config));
     PrometheusMetrics metrics = new PrometheusMetrics();
     GslbMetrics gslb = metrics.gslb();
@@ -69,12 +71,12 @@ public final class SluiceRuntime implements AutoCloseable {
       traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb);
       probes = ProbeService.start(store, traffic.auditSink(), gslb, Ticker.SYSTEM);
       node = SluiceNode.start(config, zones, store, planner, gslb);
-      FileConfigReloader reloader = new FileConfigReloader(file, overrides, node);
+      FileConfigReloader reloader =
+          new FileConfigReloader(file, overrides, node, traffic.auditSink());
       HangupReload.install(reloader);
       if (config.admin().enabled()) {
-        AdminConfig adminConfig =
-            AdminBootstrapToken.apply(config.admin(), config.stateDirectory());
-        if (config.admin().tokens().isEmpty()) {
+        AdminConfig adminConfig = config.admin();
+        if (localToken) {
           log.info(
               "admin.tokens is empty: a local admin token is in {} (sluice ctl reads it)",
               config.stateDirectory().resolve(AdminBootstrapToken.FILE));
