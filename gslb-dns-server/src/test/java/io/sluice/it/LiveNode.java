@@ -2,11 +2,18 @@ package io.sluice.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.admin.cli.CtlIo;
+import io.sluice.admin.cli.CtlMain;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.dns.client.DnsjavaVerifier;
 import io.sluice.server.app.CliOverrides;
 import io.sluice.server.app.SluiceRuntime;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.io.StringReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -19,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.xbill.DNS.ClientSubnetOption;
 import org.xbill.DNS.DClass;
@@ -194,6 +202,27 @@ final class LiveNode implements AutoCloseable {
             b.header("Authorization", "Bearer " + bearer).timeout(Duration.ofSeconds(5)).build(),
             HttpResponse.BodyHandlers.ofString());
     return new Reply(r.statusCode(), r.body());
+  }
+
+  // ---- sluice ctl ----
+
+  /** What one {@code sluice ctl} run returned and printed. */
+  record CtlRun(int exit, String out, String err) {}
+
+  /** Runs {@code sluice ctl args} in this JVM with {@code env} as its whole environment. */
+  static CtlRun ctl(Map<String, String> env, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    CtlIo io =
+        new CtlIo(
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            new BufferedReader(new StringReader("")),
+            env,
+            false);
+    int exit = CtlMain.run(args, io, new DnsjavaVerifier());
+    return new CtlRun(
+        exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   @Override

@@ -5,14 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.admin.auth.TokenAuthenticator;
-import io.sluice.admin.cli.CtlIo;
 import io.sluice.admin.cli.CtlMain;
-import io.sluice.dns.client.DnsjavaVerifier;
-import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.io.StringReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -111,19 +104,13 @@ class TokenReloadTest {
           config(
               token("ops", "admin", ADMIN) + "\n" + token("oncall", "viewer", OPERATOR),
               service("app") + "\n" + service("api")));
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      ByteArrayOutputStream err = new ByteArrayOutputStream();
-      CtlIo io =
-          new CtlIo(
-              new PrintStream(out, true, StandardCharsets.UTF_8),
-              new PrintStream(err, true, StandardCharsets.UTF_8),
-              new BufferedReader(new StringReader("")),
+      LiveNode.CtlRun ctl =
+          LiveNode.ctl(
               Map.of("SLUICE_ADMIN_URL", node.adminUrl(), "SLUICE_TOKEN", ADMIN),
-              false);
-      int exit = CtlMain.run(new String[] {"reload", "--yes"}, io, new DnsjavaVerifier());
-      String printed = out.toString(StandardCharsets.UTF_8);
-      assertEquals(CtlMain.OK, exit, printed + err.toString(StandardCharsets.UTF_8));
-      assertTrue(printed.contains("tokens changed: oncall (operator -> viewer)"), printed);
+              "reload",
+              "--yes");
+      assertEquals(CtlMain.OK, ctl.exit(), ctl.out() + ctl.err());
+      assertTrue(ctl.out().contains("tokens changed: oncall (operator -> viewer)"), ctl.out());
       assertEquals(403, node.post("/api/v1/rollback", "{}", OPERATOR).status());
     }
   }

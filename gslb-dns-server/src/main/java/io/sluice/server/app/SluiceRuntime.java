@@ -1,5 +1,6 @@
 package io.sluice.server.app;
 
+import io.sluice.admin.cli.NodeRecord;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.admin.rest.AdminServer;
 import io.sluice.core.config.AdminConfig;
@@ -32,18 +33,21 @@ public final class SluiceRuntime implements AutoCloseable {
   private final ProbeService probes;
   private final SluiceNode node;
   private final AdminServer admin;
+  private final Path stateDir;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
       TrafficSystem traffic,
       ProbeService probes,
       SluiceNode node,
-      AdminServer admin) {
+      AdminServer admin,
+      Path stateDir) {
     this.metrics = metrics;
     this.traffic = traffic;
     this.probes = probes;
     this.node = node;
     this.admin = admin;
+    this.stateDir = stateDir;
   }
 
   /**
@@ -94,11 +98,41 @@ public final class SluiceRuntime implements AutoCloseable {
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
-      return new SluiceRuntime(metrics, traffic, probes, node, admin);
+      recordAddresses(config, node, admin);
+      return new SluiceRuntime(metrics, traffic, probes, node, admin, config.stateDirectory());
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
-      new SluiceRuntime(metrics, traffic, probes, node, admin).close();
+      new SluiceRuntime(metrics, traffic, probes, node, admin, null).close();
       throw e;
     }
+  }
+
+  /**
+   * Records where this node really listens beside its local token, so that {@code sluice ctl
+   * --state-dir} (and the launcher) reach this node, whatever ports it was started with.
+   */
+  private static void recordAddresses(SluiceConfig config, SluiceNode node, AdminServer admin)
+      throws IOException {
+    String url = null;
+    if (admin != null) {
+      url =
+          (config.admin().tls() == null ? "http://" : "https://")
+              + reachable(config.admin().listen())
+              + ":"
+              + admin.port();
+    }
+    String dns = reachable(config.dns().listen().get(0)) + ":" + node.port();
+    NodeRecord.write(config.stateDirectory(), url, dns);
+  }
+
+  /** A listen address as a client on this host dials it: wildcards become loopback. */
+  private static String reachable(String listen) {
+    String host =
+        switch (listen) {
+          case "0.0.0.0" -> "127.0.0.1";
+          case "::", "::0" -> "::1";
+          default -> listen;
+        };
+    return host.contains(":") ? "[" + host + "]" : host;
   }
 
   /** The DNS node (store, responder, port). */
@@ -123,6 +157,13 @@ public final class SluiceRuntime implements AutoCloseable {
 
   @Override
   public void close() {
+    if (stateDir != null) {
+      try {
+        NodeRecord.remove(stateDir);
+      } catch (IOException e) {
+        log.warn("cannot remove {}: {}", stateDir.resolve(NodeRecord.FILE), e.toString());
+      }
+    }
     if (admin != null) {
       admin.ready(false);
       closeQuietly("admin API", admin);
