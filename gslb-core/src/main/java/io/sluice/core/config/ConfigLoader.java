@@ -69,7 +69,9 @@ public final class ConfigLoader {
         .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true)
         .configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, true)
         .configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true)
-        .configure(DeserializationFeature.ACCEPT_FLOAT_AS_INT, false);
+        .configure(DeserializationFeature.ACCEPT_FLOAT_AS_INT, false)
+        // A key written twice is an error naming it, never "the last one wins".
+        .configure(JsonParser.Feature.STRICT_DUPLICATE_DETECTION, true);
     // "port: fifty" must be an error naming the field, not a silent coercion.
     for (LogicalType t :
         new LogicalType[] {LogicalType.Integer, LogicalType.Float, LogicalType.Boolean}) {
@@ -101,6 +103,13 @@ public final class ConfigLoader {
     try {
       raw = YAML.readValue(yaml, SluiceConfig.class);
     } catch (JsonProcessingException e) {
+      String duplicate = DuplicateKeys.pathOf(e);
+      if (duplicate != null) {
+        throw new ConfigException(
+            name,
+            duplicate,
+            "duplicate key '" + DuplicateKeys.keyOf(duplicate) + "': each key may appear once");
+      }
       throw new ConfigException(name, pathOf(e), messageOf(e));
     }
     if (raw == null) {

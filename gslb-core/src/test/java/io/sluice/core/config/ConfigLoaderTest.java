@@ -95,6 +95,17 @@ class ConfigLoaderTest {
         Arguments.of(
             "admin: { tokens: [{ name: a, role: root, sha256: abc }] }\n" + ZONE,
             "admin.tokens[0].role: must be one of viewer, operator, admin"),
+        Arguments.of(
+            ZONE + "    services:\n      - { name: bücher, pools: [{ pool: p1 }] }\n",
+            "zones[0].services[0].name: must be printable ASCII without spaces (write an"
+                + " internationalized name in its xn-- form, here 'xn--bcher-kva.example.com.')"),
+        Arguments.of(
+            ZONE
+                + "    records:\n      - { name: www, type: A, ttl: 60, ttl: 30, data: 192.0.2.1 }\n",
+            "zones[0].records[0].ttl: duplicate key 'ttl': each key may appear once"),
+        Arguments.of(
+            "dns: { port: 53 }\ndns: { port: 54 }\n" + ZONE,
+            "dns: duplicate key 'dns': each key may appear once"),
         Arguments.of("", "the file is empty"));
   }
 

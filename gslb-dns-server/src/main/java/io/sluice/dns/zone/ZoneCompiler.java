@@ -111,7 +111,8 @@ public final class ZoneCompiler {
         return;
       }
       try (Master master = new Master(file.toString(), origin, zc.ttl())) {
-        master.disableIncludes();
+        // Strict: an $INCLUDE is an error at its line, never silently skipped.
+        master.disableIncludes(true);
         Record r;
         while ((r = master.nextRecord()) != null) {
           String src = file + " (" + r.getName() + " " + Type.string(r.getType()) + ")";
@@ -379,6 +380,13 @@ public final class ZoneCompiler {
       return "is unreadable";
     }
     Matcher m = TOKENIZER_MESSAGE.matcher(message);
-    return m.matches() ? "line " + m.group(1) + ": " + m.group(2) : message;
+    if (!m.matches()) {
+      return message;
+    }
+    String what =
+        m.group(2).startsWith("$INCLUDE")
+            ? "$INCLUDE is not allowed: a zone is one master file (or use one zone entry per file)"
+            : m.group(2);
+    return "line " + m.group(1) + ": " + what;
   }
 }

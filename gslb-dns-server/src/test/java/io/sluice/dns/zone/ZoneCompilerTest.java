@@ -189,6 +189,24 @@ class ZoneCompilerTest {
   }
 
   @Test
+  void anIncludeInAMasterFileIsAnErrorAtItsLine() throws Exception {
+    Files.writeString(dir.resolve("other.zone"), "extra IN A 192.0.2.9\n");
+    SluiceConfig config =
+        fileZone(
+            """
+            $TTL 300
+            @    IN SOA ns1.example.test. h.example.test. 5 7200 1800 1209600 60
+            $INCLUDE other.zone
+            www  IN A   192.0.2.80
+            """);
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> ZoneCompiler.compile(config, "f.yaml"));
+    String expected =
+        "f.yaml: zones[0].file: " + dir.resolve("z.zone") + " line 3: $INCLUDE is not allowed";
+    assertTrue(e.getMessage().startsWith(expected), e.getMessage());
+  }
+
+  @Test
   void masterFileRecordsOutsideTheZoneAreRejected() throws Exception {
     SluiceConfig config =
         fileZone(
