@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.JsonSerializer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializerProvider;
@@ -18,6 +19,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
@@ -25,7 +27,10 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Reads YAML into a {@link SluiceConfig} and validates it fully. Every error names the file, the
@@ -34,6 +39,9 @@ import java.util.List;
  */
 public final class ConfigLoader {
   private static final ObjectMapper YAML = configure(new ObjectMapper(new YAMLFactory()));
+
+  /** Shape and type problems reported before binding gives up (each one re-binds the tree). */
+  private static final int MAX_SHAPE_PROBLEMS = 100;
 
   private ConfigLoader() {}
 
@@ -80,46 +88,161 @@ public final class ConfigLoader {
     return m;
   }
 
+  /**
+   * What reading a file produced: the configuration as far as it could be read (null when the file
+   * could not be read as YAML at all) and every problem found, in the order found.
+   */
+  public record Parsed(SluiceConfig config, List<ConfigProblem> problems) {
+    public Parsed {
+      problems = List.copyOf(problems);
+    }
+
+    /** The configuration, or a {@link ConfigException} holding every problem. */
+    public SluiceConfig orThrow() throws ConfigException {
+      if (!problems.isEmpty() || config == null) {
+        throw new ConfigException(problems);
+      }
+      return config;
+    }
+  }
+
   /** Loads and validates {@code file}; relative paths inside it resolve against its directory. */
   public static SluiceConfig load(Path file) throws ConfigException {
+    return read(file).orThrow();
+  }
+
+  /**
+   * Reads and validates {@code file}, collecting every problem of its shape, types and values
+   * instead of stopping at the first; the configuration is returned as far as it could be read, so
+   * later phases (zone files, policies) can report their problems in the same run.
+   */
+  public static Parsed read(Path file) {
     String text;
     try {
       text = Files.readString(file);
     } catch (NoSuchFileException e) {
-      throw new ConfigException(file.toString(), "", "file not found");
+      return failed(file.toString(), "", "file not found");
     } catch (IOException e) {
-      throw new ConfigException(file.toString(), "", "cannot read: " + e.getMessage());
+      return failed(file.toString(), "", "cannot read: " + e.getMessage());
     }
     Path dir = file.toAbsolutePath().getParent();
-    return parse(text, file.toString(), dir == null ? Path.of(".") : dir);
+    return read(text, file.toString(), dir == null ? Path.of(".") : dir);
   }
 
   /** Parses and validates YAML text; {@code name} is used in error messages. */
   public static SluiceConfig parse(String yaml, String name, Path baseDir) throws ConfigException {
+    return read(yaml, name, baseDir).orThrow();
+  }
+
+  /** Like {@link #read(Path)}, for YAML text named {@code name}. */
+  public static Parsed read(String yaml, String name, Path baseDir) {
     if (yaml.isBlank()) {
-      throw new ConfigException(name, "", "the file is empty");
+      return failed(name, "", "the file is empty");
     }
-    SluiceConfig raw;
+    JsonNode tree;
     try {
-      raw = YAML.readValue(yaml, SluiceConfig.class);
+      tree = YAML.readTree(yaml);
     } catch (JsonProcessingException e) {
+      // Not YAML (or a repeated key): nothing below can be trusted.
       String duplicate = DuplicateKeys.pathOf(e);
       if (duplicate != null) {
-        throw new ConfigException(
+        return failed(
             name,
             duplicate,
             "duplicate key '" + DuplicateKeys.keyOf(duplicate) + "': each key may appear once");
       }
-      throw new ConfigException(name, pathOf(e), messageOf(e));
+      return failed(name, pathOf(e), messageOf(e, null));
     }
+    if (tree == null || tree.isMissingNode() || tree.isNull()) {
+      return failed(name, "", "the file is empty");
+    }
+    Problems problems = new Problems(name);
+    List<String> pruned = new ArrayList<>();
+    SluiceConfig raw = bind(tree, problems, pruned);
     if (raw == null) {
-      throw new ConfigException(name, "", "the file is empty");
+      return new Parsed(null, problems.list());
     }
     SluiceConfig config = raw.withBaseDir(baseDir);
-    Problems problems = new Problems(name);
-    config.validate(problems);
-    problems.throwIfAny();
-    return config;
+    Problems values = new Problems(name);
+    config.validate(values);
+    List<ConfigProblem> all = new ArrayList<>(problems.list());
+    for (ConfigProblem p : values.list()) {
+      // A value removed for its wrong type is reported once, not again as missing.
+      if (pruned.stream()
+          .noneMatch(bad -> p.path().equals(bad) || p.path().startsWith(bad + "."))) {
+        all.add(p);
+      }
+    }
+    return new Parsed(config, all);
+  }
+
+  /**
+   * Binds the tree, reporting each key or value of the wrong shape and removing it so that binding
+   * can go on and find the next one; returns null when a problem cannot be removed.
+   */
+  private static SluiceConfig bind(JsonNode tree, Problems problems, List<String> pruned) {
+    for (int attempt = 0; attempt < MAX_SHAPE_PROBLEMS; attempt++) {
+      try {
+        if (!tree.isObject()) {
+          problems.add("", "expected a mapping of sections (dns:, zones:, ...) at the top");
+          return null;
+        }
+        return YAML.treeToValue(tree, SluiceConfig.class);
+      } catch (JsonProcessingException e) {
+        String path = pathOf(e);
+        JsonNode bad = e instanceof JsonMappingException jm ? at(tree, jm.getPath()) : null;
+        problems.add(path, messageOf(e, bad));
+        if (!(e instanceof JsonMappingException jm) || !remove(tree, jm.getPath(), e)) {
+          return null;
+        }
+        pruned.add(
+            e instanceof UnrecognizedPropertyException u
+                ? Problems.child(path, u.getPropertyName())
+                : path);
+      } catch (IllegalArgumentException e) {
+        problems.add("", e.getMessage());
+        return null;
+      }
+    }
+    problems.add("", "too many problems; fix these first");
+    return null;
+  }
+
+  private static JsonNode at(JsonNode tree, List<JsonMappingException.Reference> refs) {
+    JsonNode n = tree;
+    for (JsonMappingException.Reference r : refs) {
+      if (n == null) {
+        return null;
+      }
+      n = r.getFieldName() != null ? n.get(r.getFieldName()) : n.get(r.getIndex());
+    }
+    return n;
+  }
+
+  /**
+   * Removes the key or value the error points at: an unknown key, or a value of the wrong type
+   * (which then takes its default, or is reported as missing by validation). Elements of lists are
+   * not removed (that would shift the indices of later problems): the error stops binding there.
+   */
+  private static boolean remove(
+      JsonNode tree, List<JsonMappingException.Reference> refs, JsonProcessingException e) {
+    if (refs.isEmpty()) {
+      return false;
+    }
+    JsonMappingException.Reference last = refs.get(refs.size() - 1);
+    JsonNode parent = at(tree, refs.subList(0, refs.size() - 1));
+    if (last.getFieldName() == null || !(parent instanceof ObjectNode obj)) {
+      return false;
+    }
+    if (e instanceof ValueInstantiationException) {
+      // The constructor refused the whole object: removing one key would not help.
+      return false;
+    }
+    return obj.remove(last.getFieldName()) != null;
+  }
+
+  private static Parsed failed(String name, String path, String message) {
+    return new Parsed(null, List.of(new ConfigProblem(name, path, message)));
   }
 
   private static String pathOf(JsonProcessingException e) {
@@ -145,7 +268,7 @@ public final class ConfigLoader {
     return sb.toString();
   }
 
-  private static String messageOf(JsonProcessingException e) {
+  private static String messageOf(JsonProcessingException e, JsonNode bad) {
     if (e instanceof UnrecognizedPropertyException u) {
       List<String> known =
           u.getKnownPropertyIds() == null
@@ -159,11 +282,18 @@ public final class ConfigLoader {
     if (e instanceof InvalidFormatException f && f.getTargetType() == Duration.class) {
       return f.getOriginalMessage();
     }
+    if (e instanceof InvalidFormatException f
+        && f.getTargetType() != null
+        && f.getTargetType().isEnum()) {
+      List<String> names =
+          Arrays.stream(f.getTargetType().getEnumConstants()).map(String::valueOf).toList();
+      return "must be one of " + String.join(", ", names) + ", was " + shown(bad);
+    }
     if (e instanceof ValueInstantiationException v && v.getCause() != null) {
       return v.getCause().getMessage();
     }
     if (e instanceof MismatchedInputException m && m.getTargetType() != null) {
-      return "expected " + describe(m.getTargetType()) + ": " + firstLine(m.getOriginalMessage());
+      return "expected " + describe(m.getTargetType()) + ", was " + shown(bad);
     }
     String where =
         e.getLocation() == null
@@ -174,6 +304,21 @@ public final class ConfigLoader {
                 + e.getLocation().getColumnNr()
                 + ")";
     return firstLine(e.getOriginalMessage()) + where;
+  }
+
+  /** The offending value as written, shortened: {@code "abc"}, {@code 5}, a mapping, a list. */
+  private static String shown(JsonNode bad) {
+    if (bad == null) {
+      return "something else";
+    }
+    if (bad.isObject()) {
+      return "a mapping";
+    }
+    if (bad.isArray()) {
+      return "a list";
+    }
+    String text = bad.toString();
+    return text.length() > 60 ? text.substring(0, 57) + "..." : text;
   }
 
   private static String describe(Class<?> type) {
@@ -189,8 +334,11 @@ public final class ConfigLoader {
     if (List.class.isAssignableFrom(type)) {
       return "a list";
     }
-    if (type == Double.class) {
+    if (type == Double.class || type == double.class || type == Float.class) {
       return "a number";
+    }
+    if (Map.class.isAssignableFrom(type)) {
+      return "a mapping";
     }
     return "a " + type.getSimpleName().replace("Config", "") + " section";
   }

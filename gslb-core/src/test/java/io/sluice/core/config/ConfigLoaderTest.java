@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -125,5 +126,40 @@ class ConfigLoaderTest {
         assertThrows(
             ConfigException.class, () -> parse("dns: { port: -1, udpPayloadSize: 1 }\n" + ZONE));
     assertEquals(2, e.problems().size(), e.getMessage());
+  }
+
+  @Test
+  void reportsEveryWrongTypeAndEveryValueProblemInOneRun() {
+    String yaml =
+        """
+        dns: { port: fifty, udpPayloadSize: 1, tcpIdleTimeout: soon, prot: 5 }
+        admin: { metricsPublic: maybe }
+        zones:
+          - origin: example.com.
+            soa: { mname: ns1.example.com., rname: hostmaster.example.com. }
+            ns: [ns1.example.com.]
+            records:
+              - { name: www, type: A, data: 192.0.2.1 }
+              - { name: www, type: A, ttl: abc, data: 192.0.2.2 }
+              - { name: x, type: A, ttl: -1, data: 192.0.2.3 }
+        """;
+    ConfigException e = assertThrows(ConfigException.class, () -> parse(yaml));
+    List<String> got = e.problems().stream().map(ConfigProblem::toString).toList();
+    for (String expected :
+        List.of(
+            "test.yaml: dns.port: expected a whole number, was \"fifty\"",
+            "test.yaml: dns.tcpIdleTimeout: must be a duration",
+            "test.yaml: dns: unknown key 'prot'",
+            "test.yaml: admin.metricsPublic: expected true or false, was \"maybe\"",
+            "test.yaml: zones[0].records[1].ttl: expected a whole number, was \"abc\"",
+            "test.yaml: dns.udpPayloadSize: must be 512..65535, was 1",
+            "test.yaml: zones[0].records[2].ttl: must be 0..2147483647, was -1")) {
+      assertTrue(
+          got.stream().anyMatch(p -> p.startsWith(expected)),
+          () -> "expected '" + expected + "' in:\n" + e.getMessage());
+    }
+    assertEquals(7, got.size(), e.getMessage());
+    assertTrue(
+        got.stream().noneMatch(p -> p.contains("Cannot") || p.contains("`")), e.getMessage());
   }
 }
