@@ -115,6 +115,30 @@ class TokenReloadTest {
     }
   }
 
+  @Test
+  void aRefusedReloadListsEveryProblemOfTheFileAndKeepsTheTokens() throws Exception {
+    String tokens = token("ops", "admin", ADMIN) + "\n" + token("grafana", "viewer", VIEWER);
+    try (LiveNode node = LiveNode.start(dir, config(tokens, service("app")), ADMIN)) {
+      Files.writeString(
+          node.configFile,
+          config(tokens, service("app"))
+              .replace("port: 0\n  tokens", "port: 0\n  metricsPublic: sometimes\n  tokens")
+              .replace(
+                  "{ name: ns1, type: A, data: 192.0.2.53 }",
+                  "{ name: ns1, type: A, ttl: x, data: 192.0.2.53 }")
+              .replace("stateDir: state", "stateDir: state\nstateDir: other"));
+      LiveNode.Reply reload = node.post("/api/v1/config/reload", "{}");
+      assertEquals(400, reload.status(), reload.body());
+      List<String> paths = new ArrayList<>();
+      reload.json().path("problems").forEach(p -> paths.add(p.path("path").asText()));
+      assertEquals(
+          List.of("stateDir", "admin.metricsPublic", "zones[0].records[0].ttl"),
+          paths,
+          reload.body());
+      assertEquals(200, node.get("/api/v1/status", VIEWER).status());
+    }
+  }
+
   private static List<String> texts(JsonNode array) {
     List<String> out = new ArrayList<>();
     array.forEach(n -> out.add(n.asText()));

@@ -28,6 +28,8 @@ import io.sluice.admin.auth.TokenAuthenticator;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.Problems;
+import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.ConfigReloader;
 import io.sluice.core.control.ControlPlane;
 import io.sluice.core.health.ProbeReport;
@@ -189,6 +191,29 @@ public final class AdminServer implements AutoCloseable {
       throw new IllegalStateException(
           "admin.tls: cannot use certFile " + cert + " with keyFile " + key + ": " + e.getMessage(),
           e);
+    }
+  }
+
+  /**
+   * Adds a problem at {@code admin.tls} when the configured certificate and key cannot be used
+   * together, so that {@code sluice check} and the start find it before any socket is bound.
+   */
+  public static void checkTls(SluiceConfig config, Problems problems) {
+    AdminConfig admin = config.admin();
+    if (!admin.enabled() || admin.tls() == null) {
+      return;
+    }
+    File cert = config.resolve(admin.tls().certFile()).toFile();
+    File key = config.resolve(admin.tls().keyFile()).toFile();
+    if (!cert.canRead() || !key.canRead()) {
+      return; // reported by the configuration's own validation
+    }
+    try {
+      SslContextBuilder.forServer(cert, key).build();
+    } catch (SSLException | IllegalArgumentException e) {
+      problems.add(
+          "admin.tls",
+          "cannot use certFile " + cert + " with keyFile " + key + ": " + e.getMessage());
     }
   }
 

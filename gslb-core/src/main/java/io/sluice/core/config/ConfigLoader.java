@@ -40,6 +40,11 @@ import java.util.Map;
 public final class ConfigLoader {
   private static final ObjectMapper YAML = configure(new ObjectMapper(new YAMLFactory()));
 
+  /** Reads the tree with repeated keys allowed; they are found and reported separately. */
+  private static final ObjectMapper LENIENT_YAML =
+      configure(new ObjectMapper(new YAMLFactory()))
+          .configure(JsonParser.Feature.STRICT_DUPLICATE_DETECTION, false);
+
   /** Shape and type problems reported before binding gives up (each one re-binds the tree). */
   private static final int MAX_SHAPE_PROBLEMS = 100;
 
@@ -139,24 +144,25 @@ public final class ConfigLoader {
     if (yaml.isBlank()) {
       return failed(name, "", "the file is empty");
     }
+    Problems problems = new Problems(name);
     JsonNode tree;
     try {
-      tree = YAML.readTree(yaml);
-    } catch (JsonProcessingException e) {
-      // Not YAML (or a repeated key): nothing below can be trusted.
-      String duplicate = DuplicateKeys.pathOf(e);
-      if (duplicate != null) {
-        return failed(
-            name,
+      for (String duplicate : DuplicateKeys.find(LENIENT_YAML.getFactory(), yaml)) {
+        problems.add(
             duplicate,
             "duplicate key '" + DuplicateKeys.keyOf(duplicate) + "': each key may appear once");
       }
+      // Read on past repeated keys (reported above) to find the file's other problems too.
+      tree = LENIENT_YAML.readTree(yaml);
+    } catch (JsonProcessingException e) {
+      // Not YAML: nothing below can be trusted.
       return failed(name, pathOf(e), messageOf(e, null));
+    } catch (IOException e) {
+      return failed(name, "", "cannot read: " + e.getMessage());
     }
     if (tree == null || tree.isMissingNode() || tree.isNull()) {
       return failed(name, "", "the file is empty");
     }
-    Problems problems = new Problems(name);
     List<String> pruned = new ArrayList<>();
     SluiceConfig raw = bind(tree, problems, pruned);
     if (raw == null) {

@@ -162,4 +162,27 @@ class ConfigLoaderTest {
     assertTrue(
         got.stream().noneMatch(p -> p.contains("Cannot") || p.contains("`")), e.getMessage());
   }
+
+  @Test
+  void everyRepeatedKeyIsReportedWithTheFilesOtherProblems() {
+    String yaml =
+        """
+        dns: { port: 53, port: 54, udpPayloadSize: 1 }
+        zones:
+          - origin: example.com.
+            soa: { mname: ns1.example.com., rname: hostmaster.example.com. }
+            ns: [ns1.example.com.]
+            records:
+              - { name: www, type: A, data: 192.0.2.1 }
+              - { name: www, type: A, ttl: 60, ttl: 30, data: 192.0.2.2 }
+        """;
+    ConfigException e = assertThrows(ConfigException.class, () -> parse(yaml));
+    List<String> got = e.problems().stream().map(ConfigProblem::toString).toList();
+    assertEquals(
+        List.of(
+            "test.yaml: dns.port: duplicate key 'port': each key may appear once",
+            "test.yaml: zones[0].records[1].ttl: duplicate key 'ttl': each key may appear once",
+            "test.yaml: dns.udpPayloadSize: must be 512..65535, was 1"),
+        got);
+  }
 }

@@ -2,8 +2,6 @@ package io.sluice.server.app;
 
 import io.sluice.core.config.ConfigChanges;
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.ConfigLoader;
-import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditSink;
@@ -64,11 +62,7 @@ public final class FileConfigReloader implements ConfigReloader {
     try {
       SluiceConfig config;
       try {
-        config = overrides.apply(ConfigLoader.load(file));
-        Problems problems = new Problems(file.toString());
-        config.validate(problems);
-        problems.throwIfAny();
-        config = withLocalToken(config);
+        config = withLocalToken(ConfigCheck.load(file, overrides, false));
       } catch (ConfigException e) {
         // Rejected before the node saw it; the node counts the reloads that reach it.
         node.reloadRejected();

@@ -5,6 +5,7 @@ import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.admin.rest.AdminServer;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
@@ -58,6 +59,9 @@ public final class SluiceRuntime implements AutoCloseable {
       throws ConfigException, IOException, InterruptedException {
     // Everything that can reject the configuration runs before anything opens state or sockets.
     ZoneIndex zones = ZoneCompiler.compile(config, file.toString());
+    Problems tls = new Problems(file.toString());
+    AdminServer.checkTls(config, tls);
+    tls.throwIfAny();
     boolean localToken = config.admin().tokens().isEmpty();
     config = AdminBootstrapToken.applyTo(config, config.stateDirectory());
     SnapshotStore store = new SnapshotStore(Snapshot.initial(config));
