@@ -195,18 +195,24 @@ public final class AdminServer implements AutoCloseable {
   }
 
   /**
-   * Adds a problem at {@code admin.tls} when the configured certificate and key cannot be used
-   * together, so that {@code sluice check} and the start find it before any socket is bound.
+   * Adds a problem at {@code admin.tls} when the configured certificate or key cannot be read, or
+   * they cannot be used together, so that {@code sluice check} and the start find it before any
+   * socket is bound.
    */
   public static void checkTls(SluiceConfig config, Problems problems) {
     AdminConfig admin = config.admin();
     if (!admin.enabled() || admin.tls() == null) {
       return;
     }
+    if (admin.tls().certFile() == null || admin.tls().keyFile() == null) {
+      return; // reported by the configuration's own validation
+    }
     File cert = config.resolve(admin.tls().certFile()).toFile();
     File key = config.resolve(admin.tls().keyFile()).toFile();
-    if (!cert.canRead() || !key.canRead()) {
-      return; // reported by the configuration's own validation
+    boolean readable = readable(problems, "admin.tls.certFile", admin.tls().certFile(), cert);
+    readable &= readable(problems, "admin.tls.keyFile", admin.tls().keyFile(), key);
+    if (!readable) {
+      return;
     }
     try {
       SslContextBuilder.forServer(cert, key).build();
@@ -215,6 +221,14 @@ public final class AdminServer implements AutoCloseable {
           "admin.tls",
           "cannot use certFile " + cert + " with keyFile " + key + ": " + e.getMessage());
     }
+  }
+
+  private static boolean readable(Problems problems, String path, String given, File file) {
+    if (file.canRead() && file.isFile()) {
+      return true;
+    }
+    problems.add(path, "cannot read '" + given + "' (resolved to " + file + ")");
+    return false;
   }
 
   /** The bound port (useful when configured as 0). */

@@ -145,6 +145,47 @@ public final class ConfigLoader {
       return failed(name, "", "the file is empty");
     }
     Problems problems = new Problems(name);
+    List<String> pruned = new ArrayList<>();
+    SluiceConfig raw;
+    try {
+      // A well-formed file, the common case, is read in one strict pass.
+      raw = YAML.readValue(yaml, SluiceConfig.class);
+      if (raw == null) {
+        return failed(name, "", "the file is empty");
+      }
+    } catch (JsonProcessingException strict) {
+      raw = readCollectingShapeProblems(yaml, problems, pruned);
+      if (problems.isEmpty()) {
+        problems.add(pathOf(strict), messageOf(strict, null));
+      }
+      if (raw == null) {
+        return new Parsed(null, problems.list());
+      }
+    }
+    SluiceConfig config = raw.withBaseDir(baseDir);
+    Problems values = new Problems(name);
+    config.validate(values);
+    List<ConfigProblem> all = new ArrayList<>(problems.list());
+    for (ConfigProblem p : values.list()) {
+      // A value removed for its wrong type is reported once, not again as missing.
+      if (pruned.stream()
+          .noneMatch(
+              bad ->
+                  p.path().equals(bad)
+                      || p.path().startsWith(bad + ".")
+                      || p.path().startsWith(bad + "["))) {
+        all.add(p);
+      }
+    }
+    return new Parsed(config, all);
+  }
+
+  /**
+   * The slow path for a file with problems: reports every repeated key, reads the tree past them,
+   * then binds it collecting every key or value of the wrong shape. Null when reading cannot go on.
+   */
+  private static SluiceConfig readCollectingShapeProblems(
+      String yaml, Problems problems, List<String> pruned) {
     JsonNode tree;
     try {
       for (String duplicate : DuplicateKeys.find(LENIENT_YAML.getFactory(), yaml)) {
@@ -156,30 +197,17 @@ public final class ConfigLoader {
       tree = LENIENT_YAML.readTree(yaml);
     } catch (JsonProcessingException e) {
       // Not YAML: nothing below can be trusted.
-      return failed(name, pathOf(e), messageOf(e, null));
+      problems.add(pathOf(e), messageOf(e, null));
+      return null;
     } catch (IOException e) {
-      return failed(name, "", "cannot read: " + e.getMessage());
+      problems.add("", "cannot read: " + e.getMessage());
+      return null;
     }
     if (tree == null || tree.isMissingNode() || tree.isNull()) {
-      return failed(name, "", "the file is empty");
+      problems.add("", "the file is empty");
+      return null;
     }
-    List<String> pruned = new ArrayList<>();
-    SluiceConfig raw = bind(tree, problems, pruned);
-    if (raw == null) {
-      return new Parsed(null, problems.list());
-    }
-    SluiceConfig config = raw.withBaseDir(baseDir);
-    Problems values = new Problems(name);
-    config.validate(values);
-    List<ConfigProblem> all = new ArrayList<>(problems.list());
-    for (ConfigProblem p : values.list()) {
-      // A value removed for its wrong type is reported once, not again as missing.
-      if (pruned.stream()
-          .noneMatch(bad -> p.path().equals(bad) || p.path().startsWith(bad + "."))) {
-        all.add(p);
-      }
-    }
-    return new Parsed(config, all);
+    return bind(tree, problems, pruned);
   }
 
   /**

@@ -1,7 +1,6 @@
 package io.sluice.core.config;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,30 +63,12 @@ public record SluiceConfig(
     return all;
   }
 
-  private void readable(Problems p, String path, String file) {
-    if (file != null && !Files.isReadable(resolve(file))) {
-      p.add(path, "cannot read '" + file + "' (resolved to " + resolve(file) + ")");
-    }
-  }
-
   /** Checks everything that can be checked without the DNS wire format. */
   public void validate(Problems p) {
     dns.validate("dns", p);
     admin.validate("admin", p);
     if (stateDir.isBlank()) {
       p.add("stateDir", "must not be empty");
-    } else if (Files.exists(stateDirectory()) && !Files.isDirectory(stateDirectory())) {
-      p.add(
-          "stateDir",
-          "'"
-              + stateDir
-              + "' (resolved to "
-              + stateDirectory()
-              + ") exists and is not a directory");
-    }
-    if (admin.enabled() && admin.tls() != null) {
-      readable(p, "admin.tls.certFile", admin.tls().certFile());
-      readable(p, "admin.tls.keyFile", admin.tls().keyFile());
     }
     if (zones.isEmpty()) {
       p.add("zones", "at least one zone is required");

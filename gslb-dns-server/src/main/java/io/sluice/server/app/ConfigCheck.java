@@ -8,6 +8,7 @@ import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.dns.zone.ZoneCompiler;
 import io.sluice.policy.PolicyPlanner;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,6 +40,7 @@ final class ConfigCheck {
     if (parsed.config() != null) {
       config = overrides.apply(parsed.config());
       config.validate(problems);
+      checkStateDir(config, problems);
       AdminServer.checkTls(config, problems);
     }
     List<ConfigProblem> all = merge(parsed.problems(), problems.list());
@@ -49,6 +51,16 @@ final class ConfigCheck {
       throw new ConfigException(all);
     }
     return config;
+  }
+
+  /** The state directory must be a directory (or not exist yet: the start creates it). */
+  private static void checkStateDir(SluiceConfig config, Problems problems) {
+    Path dir = config.stateDirectory();
+    if (!config.stateDir().isBlank() && Files.exists(dir) && !Files.isDirectory(dir)) {
+      problems.add(
+          "stateDir",
+          "'" + config.stateDir() + "' (resolved to " + dir + ") exists and is not a directory");
+    }
   }
 
   /**
