@@ -107,6 +107,11 @@ class ConfigLoaderTest {
         Arguments.of(
             "dns: { port: 53 }\ndns: { port: 54 }\n" + ZONE,
             "dns: duplicate key 'dns': each key may appear once"),
+        Arguments.of(
+            "admin: { tokens: [{ name: a, role: viewer, sha256: %s }, { name: a, role: admin, sha256: %s }] }\n"
+                    .formatted("a".repeat(64), "b".repeat(64))
+                + ZONE,
+            "admin.tokens[1].name: 'a' is already the name of admin.tokens[0]"),
         Arguments.of("", "the file is empty"));
   }
 
