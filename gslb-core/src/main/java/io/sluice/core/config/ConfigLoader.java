@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -30,6 +31,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -255,8 +257,9 @@ public final class ConfigLoader {
 
   /**
    * Removes the key or value the error points at: an unknown key, or a value of the wrong type
-   * (which then takes its default, or is reported as missing by validation). Elements of lists are
-   * not removed (that would shift the indices of later problems): the error stops binding there.
+   * (which then takes its default, or is reported as missing by validation). A list entry that
+   * should be a mapping becomes an empty one (removing it would shift the indices of later
+   * problems); other list entries stop binding there.
    */
   private static boolean remove(
       JsonNode tree, List<JsonMappingException.Reference> refs, JsonProcessingException e) {
@@ -265,11 +268,24 @@ public final class ConfigLoader {
     }
     JsonMappingException.Reference last = refs.get(refs.size() - 1);
     JsonNode parent = at(tree, refs.subList(0, refs.size() - 1));
-    if (last.getFieldName() == null || !(parent instanceof ObjectNode obj)) {
-      return false;
-    }
     if (e instanceof ValueInstantiationException) {
       // The constructor refused the whole object: removing one key would not help.
+      return false;
+    }
+    if (last.getFieldName() == null
+        && parent instanceof ArrayNode list
+        && e instanceof MismatchedInputException m
+        && m.getTargetType() != null
+        && m.getTargetType().isRecord()
+        && last.getIndex() >= 0
+        && last.getIndex() < list.size()
+        && !list.get(last.getIndex()).isObject()) {
+      // A list entry that should be a mapping: an empty one keeps the later indices right; its
+      // missing fields are not reported again (the path is pruned).
+      list.set(last.getIndex(), list.objectNode());
+      return true;
+    }
+    if (last.getFieldName() == null || !(parent instanceof ObjectNode obj)) {
       return false;
     }
     return obj.remove(last.getFieldName()) != null;
@@ -374,7 +390,10 @@ public final class ConfigLoader {
     if (Map.class.isAssignableFrom(type)) {
       return "a mapping";
     }
-    return "a " + type.getSimpleName().replace("Config", "") + " section";
+    // A section or entry: name what it is, in the words of the configuration file.
+    return "a mapping ("
+        + type.getSimpleName().replace("Config", "").toLowerCase(Locale.ROOT)
+        + ")";
   }
 
   private static String firstLine(String s) {

@@ -190,4 +190,25 @@ class ConfigLoaderTest {
             "test.yaml: dns.udpPayloadSize: must be 512..65535, was 1"),
         got);
   }
+
+  @Test
+  void aListEntryOfTheWrongShapeDoesNotHideTheProblemsAfterIt() {
+    String yaml =
+        """
+        zones:
+          - origin: example.com.
+            soa: { mname: ns1.example.com., rname: hostmaster.example.com. }
+            ns: [ns1.example.com.]
+            records:
+              - just-a-string
+              - { name: www, type: A, ttl: abc, data: 192.0.2.2 }
+              - { name: x, type: A, ttl: -1, data: 192.0.2.3 }
+        """;
+    ConfigException e = assertThrows(ConfigException.class, () -> parse(yaml));
+    List<String> got = e.problems().stream().map(p -> p.path() + ": " + p.message()).toList();
+    assertEquals(3, got.size(), e.getMessage());
+    assertTrue(got.get(0).startsWith("zones[0].records[0]: expected a "), e.getMessage());
+    assertEquals("zones[0].records[1].ttl: expected a whole number, was \"abc\"", got.get(1));
+    assertEquals("zones[0].records[2].ttl: must be 0..2147483647, was -1", got.get(2));
+  }
 }
