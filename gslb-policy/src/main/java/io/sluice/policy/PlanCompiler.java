@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,9 +37,17 @@ import org.slf4j.LoggerFactory;
 final class PlanCompiler {
   private static final Logger LOG = LoggerFactory.getLogger(PlanCompiler.class);
 
+  // Counts compiles so tests can check that a reload compiles the chain exactly once.
+  private static final AtomicLong COMPILATIONS = new AtomicLong();
+
   private PlanCompiler() {}
 
+  static long compilations() {
+    return COMPILATIONS.get();
+  }
+
   static CompiledConfig compile(SluiceConfig config, String file) throws ConfigException {
+    COMPILATIONS.incrementAndGet();
     Problems problems = new Problems(file);
     List<String> warnings = new ArrayList<>();
     RegionGraph graph = RegionGraph.of(config.regions());

@@ -2,14 +2,18 @@ package io.sluice.policy;
 
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.health.HealthView;
 import io.sluice.core.spi.AddressFamily;
 import io.sluice.core.spi.AnswerPlanner;
 import io.sluice.core.spi.ClientInfo;
 import io.sluice.core.spi.Decision;
 import io.sluice.core.spi.DecisionExplainer;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.state.ConfigArtifacts;
+import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.state.TrafficState;
 import io.sluice.policy.topology.ClientTopology;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -25,13 +29,14 @@ import org.slf4j.LoggerFactory;
  * DecisionExplainer}.
  *
  * <p>Two levels of precomputation keep the query path to a few array reads: a configuration is
- * compiled once per config version ({@link CompiledConfig}: names to indexes, chains to steps, the
- * GeoIP database into prefix tries), and every snapshot version derives each service's outcomes per
- * (family, cohort, region) ({@link ServiceState}). Both happen on the writer's thread through a
- * snapshot listener; a query that sees a health or traffic change before its listener has run
- * derives it itself. Per query the planner reads the snapshot once, looks the client up in the
- * trie, picks a variant by the client's stable hash and returns a cached {@link Decision}: the same
- * instance for the same answer within a snapshot version.
+ * compiled once per configuration ({@link CompiledConfig}: names to indexes, chains to steps, the
+ * GeoIP database into prefix tries) by {@link #compiler()} before the configuration is published,
+ * and travels in the snapshot with it; every health or traffic change derives each service's
+ * outcomes per (family, cohort, region) ({@link ServiceState}) on the writer's thread through a
+ * snapshot listener; a query that sees such a change before its listener has run derives it itself.
+ * Per query the planner reads the snapshot once, looks the client up in the trie, picks a variant
+ * by the client's stable hash and returns a cached {@link Decision}: the same instance for the same
+ * answer within a snapshot version.
  */
 public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
   private static final Logger LOG = LoggerFactory.getLogger(PolicyPlanner.class);
@@ -39,12 +44,16 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
 
   private final SnapshotStore store;
   private final GslbMetrics metrics;
-  private volatile CompiledConfig compiled;
+  // Serves snapshots that carry no compiled chain (a store whose configuration was set by hand);
+  // a configuration published through the ConfigPublisher brings its own, and then this stays
+  // null so that no replaced chain stays reachable.
+  private volatile CompiledConfig fallback;
   private volatile Live live;
 
   /**
-   * A planner over {@code store}; compiles the current configuration now (reading the GeoIP
-   * database if one is configured) and follows every later snapshot.
+   * A planner over {@code store}, following every later snapshot. When the current snapshot was
+   * built through {@link #compiler()} its compiled chain is used as is; otherwise the current
+   * configuration is compiled now (reading the GeoIP database if one is configured).
    *
    * @throws ConfigException when the configuration is invalid for the policy chain
    */
@@ -58,19 +67,43 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
     this.store = java.util.Objects.requireNonNull(store, "store");
     this.metrics = java.util.Objects.requireNonNull(metrics, "metrics (use GslbMetrics.NOOP)");
     Snapshot s = store.current();
-    this.compiled = PlanCompiler.compile(s.config(), file);
-    this.live = derive(s, compiled);
+    Generation g = published(s);
+    if (g != null) {
+      this.live = g.derived();
+    } else {
+      CompiledConfig c = PlanCompiler.compile(s.config(), file);
+      this.fallback = c;
+      this.live = Live.derive(s, c);
+    }
     store.addListener(this::refresh);
+  }
+
+  /**
+   * The policy module's share of building a configuration: compiles the chain (the only compile a
+   * start or reload does) and derives every service's state from the health and traffic state being
+   * served, so the first query after the swap finds it ready.
+   */
+  public static ConfigCompiler compiler() {
+    return (config, source, running, out) -> {
+      CompiledConfig c = PlanCompiler.compile(config, source);
+      out.put(Generation.class, new Generation(c, Live.derive(running, c)));
+    };
   }
 
   /** Warnings about the configuration compiled last, each prefixed with its config path. */
   public List<String> warnings() {
-    return compiled.warnings();
+    return live.compiled().warnings();
+  }
+
+  /** Warnings about the policy chain built into {@code artifacts}, or none when it has none. */
+  public static List<String> warnings(ConfigArtifacts artifacts) {
+    Generation g = artifacts.get(Generation.class);
+    return g == null ? List.of() : g.compiled().warnings();
   }
 
   /**
    * Checks the parts of {@code config} only the policy module understands (residency, step
-   * arguments, GeoIP database); call before publishing a reloaded configuration.
+   * arguments, GeoIP database) without serving it, for {@code sluice check}.
    *
    * @return warnings worth logging, each prefixed with its config path
    */
@@ -78,59 +111,71 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
     return PlanCompiler.compile(config, file).warnings();
   }
 
-  /** Runs on the writer's thread after every published snapshot: compiles a new config. */
+  /** How many times a policy chain was compiled in this process (tests count reload work). */
+  public static long compilations() {
+    return PlanCompiler.compilations();
+  }
+
+  /** The chain published with {@code s}, or null when the snapshot carries none for its config. */
+  private static Generation published(Snapshot s) {
+    Generation g = s.artifacts().get(Generation.class);
+    return g != null && g.compiled().config() == s.config() ? g : null;
+  }
+
+  /**
+   * Runs on the writer's thread after every published snapshot and derives its state ahead of the
+   * queries. Only a configuration set without the publisher is compiled here.
+   */
   private void refresh(Snapshot s) {
-    CompiledConfig c = compiled;
-    if (c.config() != s.config()) {
+    CompiledConfig f = fallback;
+    if (published(s) == null && (f == null || f.config() != s.config())) {
       try {
-        c = PlanCompiler.compile(s.config(), "config");
+        fallback = PlanCompiler.compile(s.config(), "config");
       } catch (ConfigException e) {
-        // The reloader validates with check() first; if this still fails, keep the last good plan.
         LOG.error("policy chain keeps the previous configuration: {}", e.getMessage());
         return;
       }
-      compiled = c;
     }
     current(s);
   }
 
   /**
    * The derived state for {@code s}. A health or traffic change is derived here at once, even on
-   * the query path (it is cheap and makes a down pool disappear on the next query); a new
-   * configuration is compiled only by {@link #refresh}, so until it has been, queries keep the
-   * previous state rather than reading a GeoIP database on the query path.
+   * the query path (it is cheap and makes a down pool disappear on the next query). A configuration
+   * is never compiled here: a published one brings its compiled chain in the snapshot, and one set
+   * by hand keeps the previous state until {@link #refresh} has compiled it.
    */
   private Live current(Snapshot s) {
     Live l = live;
-    if (l.version == s.version() && l.config == s.config()) {
+    Generation g = published(s);
+    CompiledConfig c = g != null ? g.compiled() : fallback;
+    if (c == null || c.config() != s.config() || l.isFor(c, s)) {
       return l;
     }
-    CompiledConfig c = compiled;
-    if (c.config() != s.config()) {
-      return l;
-    }
-    l = derive(s, c);
+    l = g != null && g.derived().isFor(c, s) ? g.derived() : Live.derive(s, c);
     live = l;
     return l;
   }
 
-  private static Live derive(Snapshot s, CompiledConfig c) {
-    Map<String, ServiceState> services = new HashMap<>();
-    for (CompiledService svc : c.services().values()) {
-      services.put(svc.fqdn(), new ServiceState(svc, c, s));
-    }
-    return new Live(s.version(), s.config(), c, services);
+  @Override
+  public long servedTtl(String service) {
+    return servedTtl(store.current(), service);
   }
 
   @Override
-  public long servedTtl(String service) {
-    ServiceState st = current(store.current()).services.get(service);
+  public long servedTtl(Snapshot snapshot, String service) {
+    ServiceState st = current(snapshot).services.get(service);
     return st == null ? -1 : st.ttl();
   }
 
   @Override
   public Decision plan(String service, AddressFamily family, ClientInfo client) {
-    Live l = current(store.current());
+    return plan(store.current(), service, family, client);
+  }
+
+  @Override
+  public Decision plan(Snapshot snapshot, String service, AddressFamily family, ClientInfo client) {
+    Live l = current(snapshot);
     ServiceState st = l.services.get(service);
     if (st == null) {
       return UNKNOWN;
@@ -268,9 +313,30 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
     return h ^ (h >>> 31);
   }
 
-  private record Live(
-      long version,
-      SluiceConfig config,
+  /**
+   * Every service's derived state for one compiled chain and one health and traffic state (the only
+   * parts of a snapshot it depends on, so it stays valid across snapshot versions that change
+   * neither).
+   */
+  record Live(
       CompiledConfig compiled,
-      Map<String, ServiceState> services) {}
+      HealthView health,
+      TrafficState traffic,
+      Map<String, ServiceState> services) {
+
+    static Live derive(Snapshot s, CompiledConfig c) {
+      Map<String, ServiceState> services = new HashMap<>();
+      for (CompiledService svc : c.services().values()) {
+        services.put(svc.fqdn(), new ServiceState(svc, c, s));
+      }
+      return new Live(c, s.health(), s.traffic(), services);
+    }
+
+    boolean isFor(CompiledConfig c, Snapshot s) {
+      return compiled == c && health == s.health() && traffic == s.traffic();
+    }
+  }
+
+  /** The policy chain built for one configuration, published inside its snapshot. */
+  record Generation(CompiledConfig compiled, Live derived) {}
 }

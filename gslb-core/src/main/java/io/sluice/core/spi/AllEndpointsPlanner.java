@@ -25,7 +25,11 @@ public final class AllEndpointsPlanner implements AnswerPlanner {
 
   @Override
   public Decision plan(String service, AddressFamily family, ClientInfo client) {
-    Snapshot s = store.current();
+    return plan(store.current(), service, family, client);
+  }
+
+  @Override
+  public Decision plan(Snapshot s, String service, AddressFamily family, ClientInfo client) {
     Compiled c = compiled;
     if (c == null || c.version != s.version()) {
       c = compile(s);

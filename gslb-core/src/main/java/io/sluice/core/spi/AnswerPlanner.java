@@ -1,5 +1,7 @@
 package io.sluice.core.spi;
 
+import io.sluice.core.state.Snapshot;
+
 /**
  * What the DNS module asks for the answer of a GSLB service. Implementations read the current
  * snapshot once per call, never block and never take a lock.
@@ -13,11 +15,27 @@ public interface AnswerPlanner {
   Decision plan(String service, AddressFamily family, ClientInfo client);
 
   /**
+   * Like {@link #plan(String, AddressFamily, ClientInfo)}, deciding from {@code snapshot}, the one
+   * the DNS module read for this query and answers the rest of it from: services and zone data then
+   * always come from the same configuration, even while a reload is published. Planners that keep
+   * no state from the snapshot may ignore it.
+   */
+  default Decision plan(
+      Snapshot snapshot, String service, AddressFamily family, ClientInfo client) {
+    return plan(service, family, client);
+  }
+
+  /**
    * The TTL answers of {@code service} carry now (short while a shift runs), or -1 when unknown.
    * The DNS module caps the negative TTL of the service name's NODATA answers to it, so a resolver
    * never remembers "no such type" for longer than it remembers the addresses.
    */
   default long servedTtl(String service) {
     return -1;
+  }
+
+  /** Like {@link #servedTtl(String)}, from {@code snapshot} (see the snapshot form of plan). */
+  default long servedTtl(Snapshot snapshot, String service) {
+    return servedTtl(service);
   }
 }

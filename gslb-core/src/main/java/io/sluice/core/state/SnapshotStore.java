@@ -12,6 +12,7 @@ import java.util.function.UnaryOperator;
  * retried on contention, and every successful change gets the next version number.
  */
 public final class SnapshotStore {
+  private static final System.Logger LOG = System.getLogger(SnapshotStore.class.getName());
   private final AtomicReference<Snapshot> current;
   private final List<Consumer<Snapshot>> listeners = new CopyOnWriteArrayList<>();
 
@@ -39,15 +40,35 @@ public final class SnapshotStore {
       }
       Snapshot versioned = next.withVersion(prev.version() + 1);
       if (current.compareAndSet(prev, versioned)) {
-        for (Consumer<Snapshot> l : listeners) {
-          l.accept(versioned);
-        }
+        notifyListeners(versioned);
         return versioned;
       }
     }
   }
 
-  /** Called on the writer's thread after each published change; must not block. */
+  /**
+   * Runs every listener, even when one throws: the snapshot is already published whole, so a
+   * failing listener must neither hide it from the others nor make its writer report a change that
+   * did happen as failed.
+   */
+  private void notifyListeners(Snapshot published) {
+    for (Consumer<Snapshot> l : listeners) {
+      try {
+        l.accept(published);
+      } catch (RuntimeException e) {
+        LOG.log(
+            System.Logger.Level.ERROR,
+            "a snapshot listener failed on version " + published.version(),
+            e);
+      }
+    }
+  }
+
+  /**
+   * Called on the writer's thread after each published change; must not block. It only follows what
+   * was published: anything that could reject a configuration belongs in a {@link ConfigCompiler},
+   * which runs before the swap.
+   */
   public void addListener(Consumer<Snapshot> listener) {
     listeners.add(listener);
   }

@@ -5,6 +5,8 @@ import io.sluice.core.spi.AnswerPlanner;
 import io.sluice.core.spi.ClientInfo;
 import io.sluice.core.spi.Decision;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.state.Snapshot;
+import io.sluice.core.state.SnapshotStore;
 import io.sluice.dns.zone.Resolution;
 import io.sluice.dns.zone.Zone;
 import io.sluice.dns.zone.ZoneIndex;
@@ -12,7 +14,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xbill.DNS.AAAARecord;
@@ -28,13 +30,12 @@ import org.xbill.DNS.Type;
 
 /**
  * Turns one query packet into one response packet (or silence). It reads the served data with one
- * volatile load, answers static names from pre-encoded templates, other zone answers from a bounded
- * cache filled on first use, and GSLB services through the {@link AnswerPlanner}, caching the
- * encoded answer per returned {@link Decision} instance. It never blocks and takes no lock, so
- * event loops call it directly.
+ * volatile load (the current snapshot), answers static names from pre-encoded templates, other zone
+ * answers from a bounded cache filled on first use, and GSLB services through the {@link
+ * AnswerPlanner}, caching the encoded answer per returned {@link Decision} instance. It never
+ * blocks and takes no lock, so event loops call it directly.
  */
 public final class Responder {
-  private static final int CACHE_SLOTS = 4096;
   private static final int BADVERS = 16;
   private static final Name VERSION_BIND = Name.fromConstantString("version.bind.");
   private static final Name VERSION_SERVER = Name.fromConstantString("version.server.");
@@ -47,27 +48,47 @@ public final class Responder {
   private final AnswerPlanner planner;
   private volatile boolean plannerFailureLogged;
   private final GslbMetrics metrics;
-  private volatile Served served;
-
-  /** A responder serving {@code index} with {@code settings}. */
-  public Responder(
-      ZoneIndex index, ResponderSettings settings, AnswerPlanner planner, GslbMetrics metrics) {
-    this.planner = planner;
-    this.metrics = metrics;
-    this.served = Served.of(index, settings);
-  }
+  private final SnapshotStore store;
+  private final ServedZones fallback;
 
   /**
-   * Swaps in new zone data and settings at once; queries already running finish on the old data.
-   * Encodes every static answer, so call it off the event loops.
+   * A responder following {@code store}: each query reads one snapshot and answers from the zone
+   * data published in it ({@link ServedZones}) and asks the planner about that same snapshot, so a
+   * reload is seen whole or not at all. {@code fallback} serves snapshots that carry no zone data
+   * (a store whose configuration was set by hand rather than through the config publisher); pass
+   * null when every snapshot is published with its zones, so no old zone data stays reachable.
    */
-  public void install(ZoneIndex index, ResponderSettings settings) {
-    this.served = Served.of(index, settings);
+  public Responder(
+      SnapshotStore store, ServedZones fallback, AnswerPlanner planner, GslbMetrics metrics) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.fallback = fallback;
+    this.planner = planner;
+    this.metrics = metrics;
+  }
+
+  /** A responder serving fixed zone data {@code index} with {@code settings}, without a store. */
+  public Responder(
+      ZoneIndex index, ResponderSettings settings, AnswerPlanner planner, GslbMetrics metrics) {
+    this.store = null;
+    this.fallback = ServedZones.build(index, settings);
+    this.planner = planner;
+    this.metrics = metrics;
   }
 
   /** The zone data being served. */
   public ZoneIndex index() {
-    return served.index;
+    return served(store == null ? null : store.current()).index;
+  }
+
+  private ServedZones served(Snapshot snapshot) {
+    ServedZones z = snapshot == null ? null : snapshot.artifacts().get(ServedZones.class);
+    if (z != null) {
+      return z;
+    }
+    if (fallback == null) {
+      throw new IllegalStateException("snapshot " + snapshot.version() + " carries no zone data");
+    }
+    return fallback;
   }
 
   /**
@@ -76,13 +97,15 @@ public final class Responder {
    */
   public byte[] respond(byte[] in, int len, InetAddress client, Transport transport) {
     long start = System.nanoTime();
-    Served s = served;
+    // The one read of shared state per query: zone data and policy state come from this snapshot.
+    Snapshot snapshot = store == null ? null : store.current();
+    ServedZones s = served(snapshot);
     Query q = QueryParser.parse(in, len);
     if (q == null) {
       metrics.dnsQuery("", "", "DROPPED", transport.label(), System.nanoTime() - start);
       return null;
     }
-    byte[] out = answer(s, q, in, client, transport);
+    byte[] out = answer(snapshot, s, q, in, client, transport);
     boolean badvers =
         q.status == Query.OK && q.opcode == Opcode.QUERY && q.edns && q.ednsVersion != 0;
     int rcode = badvers ? BADVERS : out[3] & 0x0f;
@@ -95,7 +118,13 @@ public final class Responder {
     return out;
   }
 
-  private byte[] answer(Served s, Query q, byte[] in, InetAddress client, Transport transport) {
+  private byte[] answer(
+      Snapshot snapshot,
+      ServedZones s,
+      Query q,
+      byte[] in,
+      InetAddress client,
+      Transport transport) {
     int payload = s.settings.udpPayloadSize();
     if (q.status == Query.FORMERR) {
       return WireSplicer.bare(q, in, Rcode.FORMERR, false, payload, 0);
@@ -129,11 +158,11 @@ public final class Responder {
     if (node != null) {
       q.zone = node.zone();
       if (node.service() != null && (q.qtype == Type.A || q.qtype == Type.AAAA)) {
-        return service(s, q, in, client, limit, node.zone(), node.service(), List.of());
+        return service(snapshot, s, q, in, client, limit, node.zone(), node.service(), List.of());
       }
       byte[] t = node.template(q.qtype);
       if (t != null && node.service() != null && t == node.nodata()) {
-        return serviceNodata(s, q, in, limit, node);
+        return serviceNodata(snapshot, s, q, in, limit, node);
       }
       if (t != null) {
         return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
@@ -148,7 +177,7 @@ public final class Responder {
     if (t == null) {
       Resolution r = zone.resolve(q.qname, q.qtype);
       if (r.isService()) {
-        return service(s, q, in, client, limit, zone, r.service(), r.answer());
+        return service(snapshot, s, q, in, client, limit, zone, r.service(), r.answer());
       }
       t = AnswerEncoder.encode(q.qname, q.qtype, DClass.IN, r);
       s.zoneCache.put(null, q.qname, q.qtype, t);
@@ -157,7 +186,8 @@ public final class Responder {
   }
 
   private byte[] service(
-      Served s,
+      Snapshot snapshot,
+      ServedZones s,
       Query q,
       byte[] in,
       InetAddress client,
@@ -172,7 +202,10 @@ public final class Responder {
             : ClientInfo.ofResolver(client.getAddress());
     Decision d;
     try {
-      d = planner.plan(service, family, who);
+      d =
+          snapshot == null
+              ? planner.plan(service, family, who)
+              : planner.plan(snapshot, service, family, who);
     } catch (RuntimeException e) {
       // A planner bug must not silence the name; SERVFAIL lets resolvers try another server.
       if (!plannerFailureLogged) {
@@ -195,9 +228,13 @@ public final class Responder {
    * now: during a shift that TTL is short, and a resolver must not cache "no such type" for longer
    * than the addresses it may have to drop.
    */
-  private byte[] serviceNodata(Served s, Query q, byte[] in, int limit, StaticAnswers.Node node) {
+  private byte[] serviceNodata(
+      Snapshot snapshot, ServedZones s, Query q, byte[] in, int limit, StaticAnswers.Node node) {
     Zone zone = node.zone();
-    long ttl = planner.servedTtl(node.service());
+    long ttl =
+        snapshot == null
+            ? planner.servedTtl(node.service())
+            : planner.servedTtl(snapshot, node.service());
     int payload = s.settings.udpPayloadSize();
     if (ttl < 0 || ttl >= zone.negativeSoa().getTTL()) {
       return WireSplicer.splice(node.nodata(), q, in, limit, payload, 0, 0);
@@ -272,7 +309,7 @@ public final class Responder {
   }
 
   /** CHAOS-class identity queries, answered only when configured (RFC 4892). */
-  private static byte[] chaos(Served s, Query q, byte[] in, int limit) {
+  private static byte[] chaos(ServedZones s, Query q, byte[] in, int limit) {
     int payload = s.settings.udpPayloadSize();
     String text = null;
     if (q.qname.equals(VERSION_BIND) || q.qname.equals(VERSION_SERVER)) {
@@ -287,27 +324,5 @@ public final class Responder {
     Resolution r = new Resolution(Rcode.NOERROR, true, List.of(txt), List.of(), List.of(), null);
     byte[] t = AnswerEncoder.encode(q.qname, q.qtype, DClass.CH, r);
     return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
-  }
-
-  /** Everything a query reads, swapped as one. */
-  private static final class Served {
-    final ZoneIndex index;
-    final StaticAnswers answers;
-    final ResponderSettings settings;
-    final ResponseCache zoneCache = new ResponseCache(CACHE_SLOTS);
-    final ResponseCache decisionCache = new ResponseCache(CACHE_SLOTS);
-
-    /** One identity per capped negative TTL, as the cache owner of capped NODATA templates. */
-    final ConcurrentHashMap<Long, Object> ttlOwners = new ConcurrentHashMap<>();
-
-    private Served(ZoneIndex index, StaticAnswers answers, ResponderSettings settings) {
-      this.index = index;
-      this.answers = answers;
-      this.settings = settings;
-    }
-
-    static Served of(ZoneIndex index, ResponderSettings settings) {
-      return new Served(index, StaticAnswers.build(index), settings);
-    }
   }
 }

@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reloads the configuration file of a running node: load, validate, re-apply the command-line
- * overrides, compile the zones, then swap. An invalid file is rejected with every problem logged,
- * and the node keeps serving what it had.
+ * overrides, build everything the node serves from it (zones, encoded answers, policy chain), then
+ * swap it in whole. An invalid file is rejected with every problem logged, and the node keeps
+ * serving what it had.
  */
 public final class FileConfigReloader implements ConfigReloader {
   private static final Logger log = LoggerFactory.getLogger(FileConfigReloader.class);
@@ -68,9 +69,6 @@ public final class FileConfigReloader implements ConfigReloader {
         node.reloadRejected();
         throw e;
       }
-      for (String warning : PolicyPlanner.check(config, file.toString())) {
-        log.warn("{}", warning);
-      }
       SluiceConfig running = node.store().current().config();
       if (!config.dns().listen().equals(running.dns().listen())
           || !config.dns().port().equals(running.dns().port())
@@ -78,7 +76,11 @@ public final class FileConfigReloader implements ConfigReloader {
         log.warn("dns.listen, dns.port and dns.threads changes take effect after a restart");
       }
       long before = node.store().current().version();
+      // Builds everything once and publishes it in one swap, or throws having changed nothing.
       Snapshot s = node.apply(config, file.toString());
+      for (String warning : PolicyPlanner.warnings(s.artifacts())) {
+        log.warn("{}", warning);
+      }
       ConfigChanges changes = ConfigChanges.between(running, config);
       String message =
           "reloaded " + file + ": " + config.zones().size() + " zone(s); " + changes.summary();

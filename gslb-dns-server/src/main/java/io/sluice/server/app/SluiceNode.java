@@ -4,37 +4,46 @@ import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.spi.AnswerPlanner;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.dns.response.Responder;
 import io.sluice.dns.response.ResponderSettings;
+import io.sluice.dns.response.ServedZones;
 import io.sluice.dns.server.DnsServer;
 import io.sluice.dns.zone.ZoneCompiler;
-import io.sluice.dns.zone.ZoneIndex;
+import java.util.List;
 import java.util.function.Function;
 
 /**
  * One running Sluice node: the snapshot store, the planner, the responder and the DNS listeners,
  * wired together. The planner is passed in as a factory over the store, so the policy chain, probes
- * and admin API plug in here without the DNS packages knowing them.
+ * and admin API plug in here without the DNS packages knowing them. Configurations reach the node
+ * through its {@link ConfigPublisher}: built whole off the query path, then published in one swap.
  */
 public final class SluiceNode implements AutoCloseable {
   private final SnapshotStore store;
+  private final ConfigPublisher publisher;
   private final Responder responder;
   private final DnsServer server;
   private final GslbMetrics metrics;
 
   private SluiceNode(
-      SnapshotStore store, Responder responder, DnsServer server, GslbMetrics metrics) {
+      SnapshotStore store,
+      ConfigPublisher publisher,
+      Responder responder,
+      DnsServer server,
+      GslbMetrics metrics) {
     this.store = store;
+    this.publisher = publisher;
     this.responder = responder;
     this.server = server;
     this.metrics = metrics;
   }
 
   /**
-   * Compiles the zones of {@code config} (named {@code name} in errors), creates the store and the
-   * planner, and binds the DNS listeners.
+   * Builds everything {@code config} (named {@code name} in errors) needs, creates the store with
+   * it and the planner over the store, and binds the DNS listeners.
    */
   public static SluiceNode start(
       SluiceConfig config,
@@ -42,15 +51,15 @@ public final class SluiceNode implements AutoCloseable {
       Function<SnapshotStore, AnswerPlanner> planners,
       GslbMetrics metrics)
       throws ConfigException, InterruptedException {
-    ZoneIndex index = ZoneCompiler.compile(config, name);
-    SnapshotStore store = new SnapshotStore(Snapshot.initial(config));
-    return start(config, index, store, planners.apply(store), metrics);
+    ConfigPublisher publisher = new ConfigPublisher(List.of(ServedZones.compiler()));
+    SnapshotStore store = new SnapshotStore(publisher.initial(config, name));
+    return start(store, publisher, planners.apply(store), metrics);
   }
 
   /**
    * Like {@link #start(SluiceConfig, String, Function, GslbMetrics)}, for callers that build the
-   * store and the planner themselves (for example to share the store with probes and the admin
-   * API); {@code store} must hold {@code config}.
+   * store and the planner themselves from a bare snapshot of {@code config}; the zones are compiled
+   * here and later reloads publish them with the configuration.
    */
   public static SluiceNode start(
       SluiceConfig config,
@@ -59,38 +68,53 @@ public final class SluiceNode implements AutoCloseable {
       AnswerPlanner planner,
       GslbMetrics metrics)
       throws ConfigException, InterruptedException {
-    return start(config, ZoneCompiler.compile(config, name), store, planner, metrics);
-  }
-
-  /** Like the others, with the zones already compiled from {@code config}. */
-  public static SluiceNode start(
-      SluiceConfig config,
-      ZoneIndex index,
-      SnapshotStore store,
-      AnswerPlanner planner,
-      GslbMetrics metrics)
-      throws InterruptedException {
-    Responder responder =
-        new Responder(index, ResponderSettings.of(config.dns()), planner, metrics);
-    DnsServer server = DnsServer.start(config.dns(), responder);
-    return new SluiceNode(store, responder, server, metrics);
+    ConfigPublisher publisher = new ConfigPublisher(List.of(ServedZones.compiler()));
+    ServedZones zones =
+        ServedZones.build(ZoneCompiler.compile(config, name), ResponderSettings.of(config.dns()));
+    return start(store, publisher, zones, planner, metrics);
   }
 
   /**
-   * Validates and compiles {@code config}, then swaps it in: the store first (the planner sees the
-   * new services), then the zone data. An invalid config throws and changes nothing. Listen
-   * addresses, port and threads are bound at start and only change with a restart.
+   * Binds the DNS listeners for a store whose current snapshot was built by {@code publisher}
+   * (which must include {@link ServedZones#compiler()}); reloads go through the same publisher.
+   */
+  public static SluiceNode start(
+      SnapshotStore store, ConfigPublisher publisher, AnswerPlanner planner, GslbMetrics metrics)
+      throws InterruptedException {
+    if (store.current().artifacts().get(ServedZones.class) == null) {
+      throw new IllegalArgumentException("the store's snapshot was not built with the zones");
+    }
+    // No fallback: every snapshot carries its zones, and the first ones must not stay reachable.
+    return start(store, publisher, null, planner, metrics);
+  }
+
+  private static SluiceNode start(
+      SnapshotStore store,
+      ConfigPublisher publisher,
+      ServedZones zones,
+      AnswerPlanner planner,
+      GslbMetrics metrics)
+      throws InterruptedException {
+    Responder responder = new Responder(store, zones, planner, metrics);
+    DnsServer server = DnsServer.start(store.current().config().dns(), responder);
+    return new SluiceNode(store, publisher, responder, server, metrics);
+  }
+
+  /**
+   * Builds everything {@code config} needs (zone index, encoded answers and whatever the other
+   * modules' compilers add, each once), then publishes it with the configuration in one snapshot
+   * swap: no query sees new zone data with old services or the reverse. When any part fails,
+   * nothing is published, the old state keeps serving and the failure is thrown. Listen addresses,
+   * port and threads are bound at start and only change with a restart.
    */
   public synchronized Snapshot apply(SluiceConfig config, String name) throws ConfigException {
-    ZoneIndex index;
+    Snapshot next;
     try {
-      index = ZoneCompiler.compile(config, name);
+      next = publisher.publish(store, config, name);
     } catch (ConfigException e) {
       metrics.configReload(false);
       throw e;
     }
-    Snapshot next = store.update(s -> s.withConfig(config));
-    responder.install(index, ResponderSettings.of(config.dns()));
     metrics.configReload(true);
     return next;
   }

@@ -9,15 +9,18 @@ import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
+import io.sluice.core.state.ConfigCompiler;
+import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.traffic.TrafficSystem;
-import io.sluice.dns.zone.ZoneCompiler;
-import io.sluice.dns.zone.ZoneIndex;
+import io.sluice.dns.response.ServedZones;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,14 +60,38 @@ public final class SluiceRuntime implements AutoCloseable {
    */
   public static SluiceRuntime start(SluiceConfig config, Path file, CliOverrides overrides)
       throws ConfigException, IOException, InterruptedException {
-    // Everything that can reject the configuration runs before anything opens state or sockets.
-    ZoneIndex zones = ZoneCompiler.compile(config, file.toString());
+    return start(config, file, overrides, List.of());
+  }
+
+  /**
+   * Like {@link #start(SluiceConfig, Path, CliOverrides)}, with {@code extra} compilers run after
+   * the built-in ones at start and on every reload (tests use it to make a reload fail midway).
+   */
+  static SluiceRuntime start(
+      SluiceConfig config, Path file, CliOverrides overrides, List<ConfigCompiler> extra)
+      throws ConfigException, IOException, InterruptedException {
+    // The admin TLS files are proven usable before any socket is bound.
     Problems tls = new Problems(file.toString());
     AdminServer.checkTls(config, tls);
     tls.throwIfAny();
+    // The published configuration holds the tokens the admin API accepts (the local one if the
+    // file declares none), so that a reload adds and revokes tokens with the same swap.
     boolean localToken = config.admin().tokens().isEmpty();
     config = AdminBootstrapToken.applyTo(config, config.stateDirectory());
-    SnapshotStore store = new SnapshotStore(Snapshot.initial(config));
+    // Start and reload share one path: every module builds its share of the configuration (zones
+    // and encoded answers, the compiled policy chain), each once, before anything is published.
+    // Everything that can reject the configuration thus runs before anything opens state or
+    // sockets.
+    List<ConfigCompiler> compilers = new ArrayList<>();
+    compilers.add(ServedZones.compiler());
+    compilers.add(PolicyPlanner.compiler());
+    compilers.addAll(extra);
+    ConfigPublisher publisher = new ConfigPublisher(compilers);
+    Snapshot first = publisher.initial(config, file.toString());
+    for (String warning : PolicyPlanner.warnings(first.artifacts())) {
+      log.warn("{}", warning);
+    }
+    SnapshotStore store = new SnapshotStore(first);
     PrometheusMetrics metrics = new PrometheusMetrics();
     GslbMetrics gslb = metrics.gslb();
     TrafficSystem traffic = null;
@@ -73,12 +100,9 @@ public final class SluiceRuntime implements AutoCloseable {
     AdminServer admin = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
-      for (String warning : planner.warnings()) {
-        log.warn("{}", warning);
-      }
       traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb);
       probes = ProbeService.start(store, traffic.auditSink(), gslb, Ticker.SYSTEM);
-      node = SluiceNode.start(config, zones, store, planner, gslb);
+      node = SluiceNode.start(store, publisher, planner, gslb);
       FileConfigReloader reloader =
           new FileConfigReloader(file, overrides, node, traffic.auditSink());
       HangupReload.install(reloader);

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Start-up and reload of a large configuration, with a tight query loop watching for wrong answers
+# during the reloads (docs/benchmark.md):
+#   bench/reload-bench.sh RUNDIR DNS_PORT ADMIN_PORT [RECORDS] [SERVICES] [POOLS] [RELOADS]
+# defaults: 1000000 records, 10000 services, 200 pools, 3 reloads. Generates the configuration
+# with bench/gen-large-config.sh, starts Sluice on 127.0.0.1, prints the time from launch to the
+# first answer, then starts bench/ReloadWatch.java and reloads RELOADS times with SIGHUP (each
+# reload moves every watched name to the next generation), printing the time from the signal to
+# the log line of the applied reload, and finally what the query loop saw. Exits non-zero when
+# any answer was wrong. SIGHUP rather than the admin API: the API closes a connection that has
+# been waiting longer than its read timeout, which a reload of this size can exceed.
+# Build the jar beforehand (mvn -B -q -DskipTests package). SLUICE_JAVA_OPTS passes JVM options.
+set -euo pipefail
+if [ $# -lt 3 ]; then
+  echo "usage: $0 RUNDIR DNS_PORT ADMIN_PORT [RECORDS] [SERVICES] [POOLS] [RELOADS]" >&2
+  exit 2
+fi
+rundir=$1 port=$2 admin=$3 records=${4:-1000000} services=${5:-10000} pools=${6:-200}
+reloads=${7:-3}
+bench="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+jar="$bench/../gslb-dns-server/target/sluice.jar"
+now_ms() { date +%s%3N; }
+
+"$bench/gen-large-config.sh" "$rundir" "$records" "$services" "$pools" 0
+rm -f "$rundir/stop"
+start=$(now_ms)
+# shellcheck disable=SC2086 # SLUICE_JAVA_OPTS is a list of options
+java ${SLUICE_JAVA_OPTS:-} -jar "$jar" run --config "$rundir/sluice.yaml" --port "$port" \
+  --listen 127.0.0.1 --admin-port "$admin" --state-dir "$rundir/state" >"$rundir/sluice.log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null || true' EXIT
+until [ "$(dig @127.0.0.1 -p "$port" +short +time=1 +tries=1 www.large.test A 2>/dev/null)" = 192.0.2.10 ]; do
+  if ! kill -0 "$server" 2>/dev/null; then
+    echo "sluice exited; see $rundir/sluice.log" >&2
+    exit 1
+  fi
+  sleep 0.1
+done
+echo "time to first answer: $(($(now_ms) - start)) ms"
+
+java "$bench/ReloadWatch.java" "$port" "$rundir/stop" >"$rundir/watch.log" 2>&1 &
+watch=$!
+sleep 3
+reloaded() { grep -c 'FileConfigReloader - reload' "$rundir/sluice.log" || true; }
+for gen in $(seq 1 "$reloads"); do
+  "$bench/gen-large-config.sh" "$rundir" "$records" "$services" "$pools" "$gen" >/dev/null
+  seen=$(reloaded)
+  t0=$(now_ms)
+  kill -HUP "$server"
+  while [ "$(reloaded)" = "$seen" ]; do
+    sleep 0.05
+  done
+  echo "reload $gen: $(($(now_ms) - t0)) ms ($(grep 'FileConfigReloader - reload' "$rundir/sluice.log" | tail -1 | cut -c1-140))"
+  sleep 2
+done
+touch "$rundir/stop"
+watched=0
+wait "$watch" || watched=$?
+echo "query loop during the reloads: $(cat "$rundir/watch.log")"
+exit "$watched"

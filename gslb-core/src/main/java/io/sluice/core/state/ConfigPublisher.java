@@ -1,0 +1,63 @@
+package io.sluice.core.state;
+
+import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.SluiceConfig;
+import java.util.List;
+
+/**
+ * The one path a configuration takes to be served, at start and on every reload: every module's
+ * {@link ConfigCompiler} builds its share off the query path, each exactly once, and only when all
+ * of them succeeded is the configuration published together with what was built, by one reference
+ * swap in the {@link SnapshotStore}. A query therefore answers either wholly from the old state or
+ * wholly from the new one; a failed build publishes nothing and the old state keeps serving.
+ */
+public final class ConfigPublisher {
+  private final List<ConfigCompiler> compilers;
+
+  /** A publisher running {@code compilers} in this order. */
+  public ConfigPublisher(List<ConfigCompiler> compilers) {
+    this.compilers = List.copyOf(compilers);
+  }
+
+  /**
+   * Builds every artifact of {@code config} (named {@code source} in errors) without publishing
+   * anything. A compiler that fails with an unexpected exception rejects the configuration too,
+   * reported as a problem of {@code source}, so the caller always gets one clear error.
+   */
+  public ConfigArtifacts build(SluiceConfig config, String source, Snapshot running)
+      throws ConfigException {
+    ConfigArtifacts.Builder out = ConfigArtifacts.builder();
+    for (ConfigCompiler c : compilers) {
+      try {
+        c.compile(config, source, running, out);
+      } catch (RuntimeException e) {
+        throw new ConfigException(
+            source,
+            "",
+            "the configuration could not be built for serving ("
+                + e
+                + "); the running configuration is kept");
+      }
+    }
+    return out.build();
+  }
+
+  /** The first snapshot of a process: {@code config} with everything built from it. */
+  public Snapshot initial(SluiceConfig config, String source) throws ConfigException {
+    Snapshot bare = Snapshot.initial(config);
+    return Snapshot.initial(config, build(config, source, bare));
+  }
+
+  /**
+   * Builds everything {@code config} needs, then publishes it in {@code store} with one swap;
+   * returns the published snapshot. Health and traffic state written meanwhile by other writers are
+   * kept: the swap only replaces the configuration and its artifacts.
+   *
+   * @throws ConfigException when any part cannot be built; nothing is published then
+   */
+  public Snapshot publish(SnapshotStore store, SluiceConfig config, String source)
+      throws ConfigException {
+    ConfigArtifacts built = build(config, source, store.current());
+    return store.update(s -> s.withConfig(config, built));
+  }
+}

@@ -1,0 +1,52 @@
+package io.sluice.dns.response;
+
+import io.sluice.core.state.ConfigCompiler;
+import io.sluice.dns.zone.ZoneCompiler;
+import io.sluice.dns.zone.ZoneIndex;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Everything the responder reads for one configuration: the zone index, every static answer already
+ * encoded, the responder settings and the answer caches that belong to this data. Built off the
+ * query path by {@link #compiler()} and published inside the snapshot together with the
+ * configuration it came from, so zone data and services always change in the same swap.
+ */
+public final class ServedZones {
+  private static final int CACHE_SLOTS = 4096;
+
+  final ZoneIndex index;
+  final StaticAnswers answers;
+  final ResponderSettings settings;
+  // Caches live and die with the data they were filled from: a reload starts them empty.
+  final ResponseCache zoneCache = new ResponseCache(CACHE_SLOTS);
+  final ResponseCache decisionCache = new ResponseCache(CACHE_SLOTS);
+
+  /** One identity per capped negative TTL, as the cache owner of capped NODATA templates. */
+  final ConcurrentHashMap<Long, Object> ttlOwners = new ConcurrentHashMap<>();
+
+  private ServedZones(ZoneIndex index, StaticAnswers answers, ResponderSettings settings) {
+    this.index = index;
+    this.answers = answers;
+    this.settings = settings;
+  }
+
+  /**
+   * Encodes every static answer of {@code index}; slow for big zones, so never on an event loop.
+   */
+  public static ServedZones build(ZoneIndex index, ResponderSettings settings) {
+    return new ServedZones(index, StaticAnswers.build(index), settings);
+  }
+
+  /** The DNS module's share of building a configuration: compile the zones and encode them. */
+  public static ConfigCompiler compiler() {
+    return (config, source, running, out) ->
+        out.put(
+            ServedZones.class,
+            build(ZoneCompiler.compile(config, source), ResponderSettings.of(config.dns())));
+  }
+
+  /** The zone data. */
+  public ZoneIndex index() {
+    return index;
+  }
+}
