@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.admin.cli.CtlIo;
 import io.sluice.admin.cli.CtlMain;
 import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.health.EndpointHealth;
+import io.sluice.core.health.Verdict;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.dns.client.DnsjavaVerifier;
 import io.sluice.server.app.CliOverrides;
@@ -25,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -88,6 +91,15 @@ final class LiveNode implements AutoCloseable {
 
   SnapshotStore store() {
     return runtime.node().store();
+  }
+
+  /** Stands in for the probes: publishes a verdict for endpoints, as the health engine does. */
+  void setVerdict(Verdict v, String... keys) {
+    Map<String, EndpointHealth> changes = new HashMap<>();
+    for (String k : keys) {
+      changes.put(k, EndpointHealth.of(v, System.currentTimeMillis(), "set by a test"));
+    }
+    store().update(s -> s.withHealth(s.health().withAll(changes)));
   }
 
   int dnsPort() {
@@ -175,6 +187,15 @@ final class LiveNode implements AutoCloseable {
         HttpRequest.newBuilder(URI.create(adminUrl() + path))
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body)),
+        bearer);
+  }
+
+  /** A PUT of a JSON body with {@code bearer} as the token. */
+  Reply put(String path, String body, String bearer) throws IOException, InterruptedException {
+    return send(
+        HttpRequest.newBuilder(URI.create(adminUrl() + path))
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(body)),
         bearer);
   }
 

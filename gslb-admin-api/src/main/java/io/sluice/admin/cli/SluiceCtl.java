@@ -29,6 +29,7 @@ import picocli.CommandLine.ScopeType;
       DrillCommand.class,
       DrainCommand.class,
       UndrainCommand.class,
+      LoadCommand.class,
       AuditCommand.class,
       SwitchesCommand.class,
       ExplainCommand.class,

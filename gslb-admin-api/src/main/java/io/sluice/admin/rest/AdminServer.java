@@ -32,6 +32,7 @@ import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.ConfigReloader;
 import io.sluice.core.control.ControlPlane;
+import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.spi.DecisionExplainer;
 import io.sluice.core.spi.Ticker;
@@ -64,6 +65,7 @@ public final class AdminServer implements AutoCloseable {
   private final AdminConfig config;
   private final SnapshotStore store;
   private final Router router = new Router();
+  private final JsonBodies bodies = new JsonBodies(ConfigLoader.jsonMapper());
   private final AdminHandler handler;
   private volatile boolean ready;
   private EventLoopGroup boss;
@@ -99,7 +101,6 @@ public final class AdminServer implements AutoCloseable {
       Ticker ticker) {
     this.config = config;
     this.store = store;
-    JsonBodies bodies = new JsonBodies(ConfigLoader.jsonMapper());
     new ReadRoutes(store, control, explainer).register(router);
     new CommandRoutes(store, control, bodies).register(router);
     new SystemRoutes(store, reloader, probeSink, metrics, bodies, () -> ready)
@@ -134,6 +135,18 @@ public final class AdminServer implements AutoCloseable {
   /** Marks the node ready (or not) for {@code /readyz}; it starts not ready. */
   public void ready(boolean isReady) {
     this.ready = isReady;
+  }
+
+  /**
+   * Adds the pool load intake ({@code PUT /api/v1/pools/{pool}/load}) fed into {@code feed}; call
+   * before {@link #start()}.
+   */
+  public synchronized AdminServer withLoadFeed(PoolLoadFeed feed) {
+    if (channel != null) {
+      throw new IllegalStateException("routes are added before start()");
+    }
+    new LoadRoutes(store, feed, bodies).register(router);
+    return this;
   }
 
   /**

@@ -286,6 +286,26 @@ class CtlTest {
   }
 
   @Test
+  void loadReportsAPoolLoadWithAnOperatorToken() throws Exception {
+    Run r = ok(OPERATOR, "load", "eu-west-1", "850", "-r", "lb export");
+    assertTrue(r.out().contains("load of eu-west-1 is 850.0"), r.out());
+    assertEquals(850.0, f.store.current().health().poolLoad("eu-west-1"));
+    assertEquals(List.of("otto pool-load {pool=eu-west-1, load=850.0, source=push}"), f.loadAudit);
+    Run status = ok(VIEWER, "status", "--json");
+    assertTrue(
+        status.out().contains("\"source\" : \"push\"")
+            || status.out().contains("\"source\":\"push\""),
+        status.out());
+    assertTrue(ok(VIEWER, "status").out().contains("OF CAPACITY"), "status shows the loads");
+    assertEquals(CtlMain.REFUSED, run(VIEWER, "", false, "load", "eu-west-1", "1").code());
+    assertEquals(CtlMain.USAGE, run(OPERATOR, "", false, "load", "eu-west-1", "many").code());
+    Run unknown = run(OPERATOR, "", false, "load", "nowhere", "1");
+    assertEquals(CtlMain.FAILED, unknown.code());
+    assertTrue(unknown.err().contains("nowhere"), unknown.err());
+    assertEquals(850.0, f.store.current().health().poolLoad("eu-west-1"));
+  }
+
+  @Test
   void auditSwitchesAndExplainPrintTablesOrJson() throws Exception {
     ok(OPERATOR, "freeze", "-r", "incident 9");
     Run audit = ok(VIEWER, "audit", "--service", "app.example.com");

@@ -346,7 +346,8 @@ public final class RecordingControlPlane implements ControlPlane {
                 drill,
                 pending.getOrDefault(fq, Map.of()),
                 p.ttlOverride() == null ? svc.ttl() : p.ttlOverride(),
-                1));
+                1,
+                null));
       }
     }
     return out;

@@ -7,18 +7,21 @@ import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficSystem;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -31,12 +34,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class SluiceRuntime implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SluiceRuntime.class);
+  // How often pool loads are pulled when due and their staleness re-checked.
+  private static final Duration LOAD_TICK = Duration.ofSeconds(1);
 
   private final PrometheusMetrics metrics;
   private final TrafficSystem traffic;
   private final ProbeService probes;
   private final SluiceNode node;
   private final AdminServer admin;
+  private final PoolLoadFeed loads;
   private final Path stateDir;
 
   private SluiceRuntime(
@@ -45,12 +51,14 @@ public final class SluiceRuntime implements AutoCloseable {
       ProbeService probes,
       SluiceNode node,
       AdminServer admin,
+      PoolLoadFeed loads,
       Path stateDir) {
     this.metrics = metrics;
     this.traffic = traffic;
     this.probes = probes;
     this.node = node;
     this.admin = admin;
+    this.loads = loads;
     this.stateDir = stateDir;
   }
 
@@ -98,10 +106,15 @@ public final class SluiceRuntime implements AutoCloseable {
     ProbeService probes = null;
     SluiceNode node = null;
     AdminServer admin = null;
+    PoolLoadFeed loads = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
-      traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb);
+      traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner);
       probes = ProbeService.start(store, traffic.auditSink(), gslb, Ticker.SYSTEM);
+      loads =
+          PoolLoadFeed.create(
+              store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
+      loads.start(LOAD_TICK);
       node = SluiceNode.start(store, publisher, planner, gslb);
       FileConfigReloader reloader =
           new FileConfigReloader(file, overrides, node, traffic.auditSink());
@@ -122,14 +135,15 @@ public final class SluiceRuntime implements AutoCloseable {
                 planner,
                 probes.reportSink(),
                 metrics);
-        admin.start();
+        admin.withLoadFeed(loads).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
       recordAddresses(config, node, admin);
-      return new SluiceRuntime(metrics, traffic, probes, node, admin, config.stateDirectory());
+      return new SluiceRuntime(
+          metrics, traffic, probes, node, admin, loads, config.stateDirectory());
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
-      new SluiceRuntime(metrics, traffic, probes, node, admin, null).close();
+      new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null).close();
       throw e;
     }
   }
@@ -173,6 +187,11 @@ public final class SluiceRuntime implements AutoCloseable {
     return admin;
   }
 
+  /** The pool load feed of the capacity step. */
+  public PoolLoadFeed loads() {
+    return loads;
+  }
+
   /** The probe service. */
   public ProbeService probes() {
     return probes;
@@ -198,6 +217,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (node != null) {
       closeQuietly("DNS listeners", node);
+    }
+    if (loads != null) {
+      closeQuietly("pool load feed", loads);
     }
     if (probes != null) {
       closeQuietly("probes", probes);
