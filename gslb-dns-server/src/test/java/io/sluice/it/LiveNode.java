@@ -199,6 +199,14 @@ final class LiveNode implements AutoCloseable {
         bearer);
   }
 
+  /** A PUT with the admin token. */
+  Reply put(String path, String body) throws IOException, InterruptedException {
+    return send(
+        HttpRequest.newBuilder(URI.create(adminUrl() + path))
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(body)));
+  }
+
   /** A POST sent without waiting for the reply, on the same (warm) client as the others. */
   CompletableFuture<Reply> postAsync(String path, String body) {
     HttpRequest req =

@@ -174,6 +174,28 @@ public final class AdminFixture implements AutoCloseable {
     server.ready(true);
   }
 
+  /**
+   * A started server for {@code config} with a recording control plane and no reloader, explainer
+   * or probe sink: for tests of the listener itself (TLS, connections).
+   */
+  public static AdminServer listenerOnly(SluiceConfig config, PrometheusMetrics metrics)
+      throws InterruptedException {
+    SnapshotStore store = new SnapshotStore(Snapshot.initial(config));
+    return new AdminServer(
+            config.admin(),
+            store,
+            new RecordingControlPlane(store),
+            actor -> {
+              throw new UnsupportedOperationException();
+            },
+            (service, family, client) -> {
+              throw new UnsupportedOperationException();
+            },
+            report -> {},
+            metrics)
+        .start();
+  }
+
   public String baseUrl() {
     return "http://127.0.0.1:" + server.port();
   }
