@@ -1,9 +1,9 @@
 package io.sluice.core.config;
 
-import java.util.HashMap;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
