@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interoperability check: starts Sluice through ./sluice on a free loopback port with a test
 # config, queries it with dig and kdig (UDP, TCP, EDNS, truncation, NXDOMAIN, REFUSED, referral,
-# wildcard, CNAME, ECS), then resolves through unbound configured with Sluice as a stub zone.
+# wildcard, CNAME, ECS, additional-section data of NS, MX and SRV answers, minimal ANY), then
+# resolves through unbound configured with Sluice as a stub zone.
 # Exits non-zero, naming every wrong answer, on failure. Needs: dig, kdig, unbound, ss, java, mvn.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -99,6 +100,11 @@ zones:
       - { name: dev, type: NS, data: [ns1.dev.example.test.] }
       - { name: ns1.dev, type: A, data: 192.0.2.201 }
       - { name: big, type: TXT, data: [${big_txt%, }] }
+      - { name: "@", type: MX, data: ["10 mail.example.test.", "20 app.example.test."] }
+      - { name: mail, type: A, data: 192.0.2.25 }
+      - { name: mail, type: AAAA, data: "2001:db8::25" }
+      - { name: _sip._tcp, type: SRV, data: "10 60 5060 sip.example.test." }
+      - { name: sip, type: AAAA, data: "2001:db8::60" }
     services:
       - { name: app, ttl: 30, pools: [east] }
 YAML
@@ -136,6 +142,14 @@ expect "dig wildcard"                    'foo\.apps\.example\.test\.[[:space:]].
 expect "dig CNAME followed"              'www\.example\.test\.[[:space:]].*A[[:space:]]+192\.0\.2\.80' "${d[@]}" blog.example.test A
 expect "dig service answer"              'app\.example\.test\.[[:space:]]+30[[:space:]]+IN[[:space:]]+A[[:space:]]+198\.51\.100\.1' "${d[@]}" app.example.test A
 expect "dig ECS echoed with scope 0"     'CLIENT-SUBNET: 10\.1\.2\.0/24/0' "${d[@]}" +subnet=10.1.2.0/24 www.example.test A
+expect "dig NS: name server A in additional" '^ns1\.example\.test\.[[:space:]].*A[[:space:]]+192\.0\.2\.53' "${d[@]}" example.test NS
+expect "dig MX: target A in additional"  '^mail\.example\.test\.[[:space:]].*A[[:space:]]+192\.0\.2\.25' "${d[@]}" example.test MX
+expect "dig MX: target AAAA in additional" '^mail\.example\.test\.[[:space:]].*AAAA[[:space:]]+2001:db8::25' "${d[@]}" example.test MX
+expect "dig MX: GSLB target's address"   '^app\.example\.test\.[[:space:]]+30[[:space:]]+IN[[:space:]]+A[[:space:]]+198\.51\.100\.1' "${d[@]}" example.test MX
+expect "dig SRV: target AAAA in additional" '^sip\.example\.test\.[[:space:]].*AAAA[[:space:]]+2001:db8::60' "${d[@]}" _sip._tcp.example.test SRV
+expect "dig ANY at an empty non-terminal: NODATA" 'status: NOERROR' "${d[@]}" apps.example.test ANY
+expect "dig ANY at an empty non-terminal: no answer" 'ANSWER: 0, AUTHORITY: 1' "${d[@]}" apps.example.test ANY
+refute "dig ANY at an empty non-terminal: no HINFO" 'HINFO' "${d[@]}" apps.example.test ANY
 expect "dig NOTIFY: NOTIMP"              'status: NOTIMP'                 "${d[@]}" +opcode=notify example.test SOA
 expect "dig CHAOS version.bind: REFUSED" 'status: REFUSED'                "${d[@]}" version.bind TXT CH
 
@@ -145,6 +159,8 @@ expect "kdig EDNS"                       'Version: 0; flags: ; UDP size: 1232' "
 expect "kdig truncation"                 'Flags: qr aa tc;'               "${k[@]}" +notcp +noedns +ignore big.example.test TXT
 expect "kdig NXDOMAIN"                   'status: NXDOMAIN'               "${k[@]}" nope.example.test A
 expect "kdig REFUSED"                    'status: REFUSED'                "${k[@]}" www.example.org A
+expect "kdig MX: additional data"        '^mail\.example\.test\.[[:space:]].*A[[:space:]]+192\.0\.2\.25' "${k[@]}" example.test MX
+expect "kdig SRV: additional data"       '^sip\.example\.test\.[[:space:]].*AAAA[[:space:]]+2001:db8::60' "${k[@]}" _sip._tcp.example.test SRV
 expect "kdig wildcard"                   '192\.0\.2\.90'                  "${k[@]}" x.apps.example.test A
 
 # unbound with Sluice as a stub zone, on its own loopback port.

@@ -3,6 +3,8 @@ package io.sluice.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.health.EndpointHealth;
+import io.sluice.core.health.Verdict;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.server.app.CliOverrides;
 import io.sluice.server.app.SluiceRuntime;
@@ -18,7 +20,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.xbill.DNS.ClientSubnetOption;
 import org.xbill.DNS.DClass;
@@ -80,6 +84,15 @@ final class LiveNode implements AutoCloseable {
 
   SnapshotStore store() {
     return runtime.node().store();
+  }
+
+  /** Stands in for the probes: publishes a verdict for endpoints, as the health engine does. */
+  void setVerdict(Verdict v, String... keys) {
+    Map<String, EndpointHealth> changes = new HashMap<>();
+    for (String k : keys) {
+      changes.put(k, EndpointHealth.of(v, System.currentTimeMillis(), "set by a test"));
+    }
+    store().update(s -> s.withHealth(s.health().withAll(changes)));
   }
 
   int dnsPort() {
@@ -163,6 +176,23 @@ final class LiveNode implements AutoCloseable {
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body)),
         bearer);
+  }
+
+  /** A PUT of a JSON body with {@code bearer} as the token. */
+  Reply put(String path, String body, String bearer) throws IOException, InterruptedException {
+    return send(
+        HttpRequest.newBuilder(URI.create(adminUrl() + path))
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(body)),
+        bearer);
+  }
+
+  /** A PUT with the admin token. */
+  Reply put(String path, String body) throws IOException, InterruptedException {
+    return send(
+        HttpRequest.newBuilder(URI.create(adminUrl() + path))
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(body)));
   }
 
   /** A POST sent without waiting for the reply, on the same (warm) client as the others. */

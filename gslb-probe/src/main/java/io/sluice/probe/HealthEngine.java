@@ -467,7 +467,7 @@ final class HealthEngine {
           out.retryAtNanos() - now);
     }
     Verdict after = out.verdict();
-    boolean flapHold = out.changed() && out.reason() != null && out.reason().startsWith("flap");
+    boolean flapHold = out.startsFlapHold();
     if (after == before && !flapHold) {
       // A change held back (cooldown, flap damping) is shown in the reason, so status says why.
       String reason =
@@ -642,9 +642,14 @@ final class HealthEngine {
     Set<String> gone = Set.copyOf(removed);
     dirty.clear();
     removed.clear();
+    // The version this batch was applied to, taken from the snapshot the store really replaced
+    // (the last run of the function): other writers publish too, and a batch that changes nothing
+    // publishes no version, so "after minus one" would name the wrong snapshot.
+    long[] versionBefore = new long[1];
     Snapshot after =
         store.update(
             s -> {
+              versionBefore[0] = s.version();
               var h = s.health().withAll(batch, gone);
               return h == s.health() ? s : s.withHealth(h);
             });
@@ -659,7 +664,7 @@ final class HealthEngine {
             c.action(),
             null,
             c.reason(),
-            after.version() - 1,
+            versionBefore[0],
             after.version(),
             c.details());
       }

@@ -11,7 +11,9 @@ import io.sluice.probe.testing.RecordingAudit;
 import io.sluice.probe.testing.RecordingMetrics;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A probe service on a manual clock over a config built from YAML text; the pool {@code p1} with
@@ -26,12 +28,17 @@ final class ProbeHarness implements AutoCloseable {
   final SnapshotStore store;
   final ProbeService service;
 
+  /** The verdict of {@link #ENDPOINT} in every snapshot published, by snapshot version. */
+  final Map<Long, Verdict> verdictByVersion = new ConcurrentHashMap<>();
+
   ProbeHarness(Path stateDir, String probes, String health) throws Exception {
     this(stateDir, config(stateDir, probes, health));
   }
 
   ProbeHarness(Path stateDir, SluiceConfig config) {
     store = new SnapshotStore(Snapshot.initial(config));
+    record(store.current());
+    store.addListener(this::record);
     service = ProbeService.start(store, audit, metrics, clock, new SplittableRandom(42));
     clock.busyWhile(() -> service.inFlight() > 0);
     clock.settle();
@@ -62,6 +69,22 @@ final class ProbeHarness implements AutoCloseable {
             + "    services:\n"
             + "      - { name: app, pools: [p1, static] }\n";
     return ConfigLoader.parse(yaml, "test.yaml", stateDir);
+  }
+
+  private void record(Snapshot s) {
+    EndpointHealth h = s.health().get(ENDPOINT);
+    if (h != null) {
+      verdictByVersion.put(s.version(), h.verdict());
+    }
+  }
+
+  /** The lowest snapshot version that served {@code v} for {@link #ENDPOINT}. */
+  long firstVersionWith(Verdict v) {
+    return verdictByVersion.entrySet().stream()
+        .filter(e -> e.getValue() == v)
+        .mapToLong(Map.Entry::getKey)
+        .min()
+        .orElseThrow(() -> new AssertionError("no snapshot served " + v));
   }
 
   EndpointHealth health() {

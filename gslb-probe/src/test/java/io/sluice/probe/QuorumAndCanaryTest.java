@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.core.control.AuditEvent;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.health.Verdict;
 import io.sluice.probe.testing.HttpBackend;
@@ -114,6 +115,30 @@ class QuorumAndCanaryTest {
         // The path comes back while the backend stays dead: now it goes down.
         canaryServer.restart();
         h.until(Verdict.DOWN, Duration.ofSeconds(1), Duration.ofSeconds(40));
+      }
+    }
+  }
+
+  @Test
+  void aPathEventThatChangesNoHealthNamesNoNewSnapshot() throws Exception {
+    try (TcpBackend canaryServer = new TcpBackend()) {
+      String canary = "127.0.0.1:" + canaryServer.port();
+      // No checks on the pool: the canary's failure is audited but changes no endpoint's health.
+      try (ProbeHarness h =
+          new ProbeHarness(state, "{ vantage: node-a, canaries: [\"" + canary + "\"] }", "{}")) {
+        h.advance(Duration.ofSeconds(5));
+        long version = h.store.current().version();
+        canaryServer.stop();
+        Duration spent = Duration.ZERO;
+        while (h.audit.actions("probe-path-impaired").isEmpty()) {
+          assertTrue(spent.compareTo(Duration.ofMinutes(2)) < 0, "no path event in 2 min");
+          h.advance(Duration.ofSeconds(1));
+          spent = spent.plus(Duration.ofSeconds(1));
+        }
+        AuditEvent impaired = h.audit.actions("probe-path-impaired").get(0);
+        assertEquals(version, h.store.current().version(), "nothing was published");
+        assertEquals(version, impaired.versionBefore());
+        assertEquals(version, impaired.versionAfter());
       }
     }
   }

@@ -92,7 +92,11 @@ class VerdictTimingTest {
       assertTrue(
           recent.stream().anyMatch(r -> String.valueOf(r.get("error")).contains("refused")),
           recent.toString());
-      assertEquals(down.versionAfter() - 1, down.versionBefore());
+      // The event names the snapshots around the change: the one it replaced still served UP, the
+      // one it published is the first to serve DOWN.
+      assertEquals(Verdict.UP, h.verdictByVersion.get(down.versionBefore()));
+      assertEquals(Verdict.DOWN, h.verdictByVersion.get(down.versionAfter()));
+      assertEquals(h.firstVersionWith(Verdict.DOWN), down.versionAfter());
     }
   }
 

@@ -12,7 +12,19 @@ import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.util.Collection;
 import java.util.Map;
+import javax.net.ssl.HttpsURLConnection;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * Calls the admin REST API with a bearer token and turns error answers into {@link CtlException}s
@@ -24,12 +36,45 @@ final class ApiClient {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int CONNECT_TIMEOUT_MILLIS = 5_000;
   private static final int READ_TIMEOUT_MILLIS = 30_000;
+
+  /** The TLS context trusting a private CA, or null for the JVM's default. */
+  private final SSLContext tls;
+
   private final String baseUrl;
   private final String token;
 
-  ApiClient(String baseUrl, String token) {
+  /** A client trusting the CA certificates in {@code caFile} (PEM), or the JVM's when null. */
+  ApiClient(String baseUrl, String token, Path caFile) {
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     this.token = token;
+    this.tls = caFile == null ? null : trusting(caFile);
+  }
+
+  /** TLS that trusts exactly the certificates in a PEM file; host names are still verified. */
+  static SSLContext trusting(Path caFile) {
+    try (InputStream in = Files.newInputStream(caFile)) {
+      Collection<? extends Certificate> certs =
+          CertificateFactory.getInstance("X.509").generateCertificates(in);
+      if (certs.isEmpty()) {
+        throw new CtlException(CtlMain.USAGE, "CA file " + caFile + " holds no PEM certificate");
+      }
+      KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+      trust.load(null, null);
+      int i = 0;
+      for (Certificate c : certs) {
+        trust.setCertificateEntry("ca-" + i++, c);
+      }
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(trust);
+      SSLContext tls = SSLContext.getInstance("TLS");
+      tls.init(null, tmf.getTrustManagers(), null);
+      return tls;
+    } catch (NoSuchFileException e) {
+      throw new CtlException(CtlMain.USAGE, "CA file not found: " + caFile);
+    } catch (IOException | GeneralSecurityException e) {
+      throw new CtlException(CtlMain.USAGE, "cannot use CA file " + caFile + ": " + e.getMessage());
+    }
   }
 
   JsonNode get(String path) {
@@ -46,6 +91,9 @@ final class ApiClient {
       c = h;
     } catch (IllegalArgumentException | IOException e) {
       throw new CtlException(CtlMain.USAGE, "invalid server URL '" + baseUrl + "'");
+    }
+    if (tls != null && c instanceof HttpsURLConnection https) {
+      https.setSSLSocketFactory(tls.getSocketFactory()); // host names are still verified
     }
     try {
       c.setConnectTimeout(CONNECT_TIMEOUT_MILLIS);
@@ -72,6 +120,14 @@ final class ApiClient {
       throw new CtlException(exitCodeOf(status), describe(status, json, raw));
     } catch (ConnectException e) {
       throw new CtlException(CtlMain.FAILED, "cannot connect to " + baseUrl + " (is it running?)");
+    } catch (SSLHandshakeException e) {
+      throw new CtlException(
+          CtlMain.FAILED,
+          "TLS handshake with "
+              + baseUrl
+              + " failed: "
+              + e.getMessage()
+              + " (a node whose certificate a private CA signed needs --ca-file or caFile=)");
     } catch (SocketTimeoutException e) {
       throw new CtlException(CtlMain.FAILED, "no answer from " + baseUrl + " in time");
     } catch (IOException e) {

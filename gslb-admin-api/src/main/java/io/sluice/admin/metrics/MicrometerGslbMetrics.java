@@ -5,15 +5,17 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.TcpCloseReason;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@link GslbMetrics} bound to Micrometer. Meters are created on first use of a label tuple and
- * cached, so recording on the DNS path is a few map reads and an atomic add. Label values must come
- * from configuration or small fixed sets (zones, qtypes, rcodes, services, pools), never from
- * clients.
+ * cached; the per-query DNS meters sit in fixed tables indexed by bounded labels ({@link
+ * DnsRequestMeters}), so recording a query is one map read, an array read and an atomic add. Label
+ * values come from configuration or small fixed sets (zones, qtypes, rcodes, services, pools),
+ * never from clients.
  */
 public final class MicrometerGslbMetrics implements GslbMetrics {
   /** Buckets of the query-path latency histogram: the answer path is expected in microseconds. */
@@ -47,8 +49,11 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     Duration.ofSeconds(10)
   };
 
-  private final MeterCache<Counter> dnsRequests;
-  private final MeterCache<Timer> dnsDuration;
+  private final DnsRequestMeters dnsRequests;
+  private final Timer dnsDurationUdp;
+  private final Timer dnsDurationTcp;
+  private final Counter[] tcpClosed;
+  private final AtomicLong tcpOpen = new AtomicLong();
   private final MeterCache<Counter> answers;
   private final MeterCache<RegionCounters> regionAnswers;
   private final MeterCache<Counter> probeChecks;
@@ -58,6 +63,8 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Counter> verdictChanges;
   private final MeterCache<Counter> rampSteps;
   private final MeterCache<AtomicLong> rampPercent;
+  private final MeterCache<AtomicLong> poolLoad;
+  private final MeterCache<AtomicLong> poolLoadAge;
   private final MeterCache<Counter> policyEvents;
   private final MeterCache<Counter> rollbacks;
   private final MeterCache<Timer> rollbackDuration;
@@ -80,23 +87,21 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   }
 
   public MicrometerGslbMetrics(MeterRegistry registry) {
-    dnsRequests =
-        new MeterCache<>(
-            4,
-            l ->
-                Counter.builder("sluice.dns.requests")
-                    .description("DNS queries answered, by zone, query type, rcode and transport")
-                    .tags("zone", l[0], "qtype", l[1], "rcode", l[2], "transport", l[3])
-                    .register(registry));
-    dnsDuration =
-        new MeterCache<>(
-            1,
-            l ->
-                Timer.builder("sluice.dns.request.duration")
-                    .description("Time from a decoded query to its encoded answer")
-                    .tags("transport", l[0])
-                    .serviceLevelObjectives(DNS_BUCKETS)
-                    .register(registry));
+    dnsRequests = new DnsRequestMeters(registry);
+    dnsDurationUdp = dnsDuration(registry, "udp");
+    dnsDurationTcp = dnsDuration(registry, "tcp");
+    TcpCloseReason[] reasons = TcpCloseReason.values();
+    tcpClosed = new Counter[reasons.length];
+    for (TcpCloseReason r : reasons) {
+      tcpClosed[r.ordinal()] =
+          Counter.builder("sluice.dns.tcp.closed")
+              .description("TCP DNS connections closed by the server's limits, by reason")
+              .tags("reason", r.label())
+              .register(registry);
+    }
+    Gauge.builder("sluice.dns.tcp.connections", tcpOpen, AtomicLong::get)
+        .description("TCP DNS connections open")
+        .register(registry);
     answers =
         new MeterCache<>(
             2,
@@ -173,7 +178,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                 Counter.builder("sluice.policy.events")
                     .description(
                         "Answers the chain could not give normally (fail-open, fail-closed,"
-                            + " residency-last-resort)")
+                            + " drained-last-resort, residency-last-resort)")
                     .tags("service", l[0], "event", l[1])
                     .register(registry));
     rollbacks =
@@ -192,6 +197,13 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                     .description("Time from a rollback command to the snapshot that serves it")
                     .tags("service", l[0])
                     .register(registry));
+    poolLoad = doubleGauge(registry, "sluice.pool.load", "Last load reported for a pool", null);
+    poolLoadAge =
+        doubleGauge(
+            registry,
+            "sluice.pool.load.age",
+            "Age of a pool's last load report; above load.staleAfter it is ignored",
+            "seconds");
     ttl =
         new MeterCache<>(
             1,
@@ -212,6 +224,14 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                     .description("Configuration reloads, by result (ok, rejected)")
                     .tags("result", l[0])
                     .register(registry));
+  }
+
+  private static Timer dnsDuration(MeterRegistry registry, String transport) {
+    return Timer.builder("sluice.dns.request.duration")
+        .description("Time from a decoded query to its encoded answer")
+        .tags("transport", transport)
+        .serviceLevelObjectives(DNS_BUCKETS)
+        .register(registry);
   }
 
   private static RegionCounters regionCounters(MeterRegistry registry, String service) {
@@ -237,9 +257,19 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   }
 
   @Override
-  public void dnsQuery(String zone, String qtype, String rcode, String transport, long nanos) {
-    dnsRequests.get(zone, qtype, rcode, transport).increment();
-    dnsDuration.get(transport).record(nanos, TimeUnit.NANOSECONDS);
+  public void dnsQuery(String zone, int qtype, int rcode, boolean tcp, long nanos) {
+    dnsRequests.get(zone, qtype, rcode, tcp).increment();
+    (tcp ? dnsDurationTcp : dnsDurationUdp).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void dnsTcpClosed(TcpCloseReason reason) {
+    tcpClosed[reason.ordinal()].increment();
+  }
+
+  @Override
+  public void dnsTcpOpen(int open) {
+    tcpOpen.set(open);
   }
 
   @Override
@@ -288,6 +318,28 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     String s = service == null ? "all" : service;
     rollbacks.get(s).increment();
     rollbackDuration.get(s).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** A gauge per pool holding a double, as the bits of an AtomicLong. */
+  private static MeterCache<AtomicLong> doubleGauge(
+      MeterRegistry registry, String name, String description, String unit) {
+    return new MeterCache<>(
+        1,
+        l -> {
+          AtomicLong bits = new AtomicLong(Double.doubleToLongBits(Double.NaN));
+          Gauge.builder(name, bits, b -> Double.longBitsToDouble(b.get()))
+              .description(description)
+              .baseUnit(unit)
+              .tags("pool", l[0])
+              .register(registry);
+          return bits;
+        });
+  }
+
+  @Override
+  public void poolLoad(String pool, double load, double ageSeconds) {
+    poolLoad.get(pool).set(Double.doubleToLongBits(load));
+    poolLoadAge.get(pool).set(Double.doubleToLongBits(ageSeconds));
   }
 
   @Override

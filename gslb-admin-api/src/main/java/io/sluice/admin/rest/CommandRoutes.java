@@ -251,7 +251,7 @@ final class CommandRoutes {
     }
   }
 
-  private static void checkReason(String reason) {
+  static void checkReason(String reason) {
     if (reason != null && reason.length() > MAX_REASON) {
       throw ApiException.badRequest("reason", "must be at most " + MAX_REASON + " characters");
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.admin.testing.AdminFixture;
+import io.sluice.core.spi.TcpCloseReason;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -27,16 +28,16 @@ class MetricsScrapeTest {
     try (AdminFixture f = new AdminFixture()) {
       var g = f.metrics.gslb();
       String svc = "app.example.com.";
-      g.dnsQuery("example.com.", "A", "NOERROR", "udp", 1);
+      g.dnsQuery("example.com.", 1, 0, false, 1);
       var r0 = f.get("/metrics", AdminFixture.VIEWER);
       assertEquals(200, r0.statusCode());
       assertTrue(r0.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
       Map<String, Double> before = PrometheusText.parse(r0.body());
 
       for (int i = 0; i < 7; i++) {
-        g.dnsQuery("example.com.", "A", "NOERROR", "udp", TimeUnit.MICROSECONDS.toNanos(40));
+        g.dnsQuery("example.com.", 1, 0, false, TimeUnit.MICROSECONDS.toNanos(40));
       }
-      g.dnsQuery("example.com.", "AAAA", "NXDOMAIN", "tcp", TimeUnit.MILLISECONDS.toNanos(3));
+      g.dnsQuery("example.com.", 28, 3, true, TimeUnit.MILLISECONDS.toNanos(3));
       g.serviceAnswer("app.example.com.", "eu-west-1", true);
       g.serviceAnswer("app.example.com.", "eu-west-1", true);
       g.serviceAnswer("app.example.com.", "eu-west-1", true);
@@ -56,6 +57,9 @@ class MetricsScrapeTest {
       g.probePathImpaired("fra-node-1", true);
       g.probePathImpaired("ams-agent", true);
       g.probePathImpaired("ams-agent", false);
+      g.dnsTcpClosed(TcpCloseReason.MESSAGE_TIMEOUT);
+      g.dnsTcpClosed(TcpCloseReason.MESSAGE_TIMEOUT);
+      g.dnsTcpOpen(7);
 
       Map<String, Double> after =
           PrometheusText.parse(f.get("/metrics", AdminFixture.VIEWER).body());
@@ -126,6 +130,9 @@ class MetricsScrapeTest {
               "timeout"));
       assertEquals(1, value(after, "sluice_probe_path_impaired", "vantage", "fra-node-1"));
       assertEquals(0, value(after, "sluice_probe_path_impaired", "vantage", "ams-agent"));
+      assertEquals(2, value(after, "sluice_dns_tcp_closed_total", "reason", "message-timeout"));
+      assertEquals(0, value(after, "sluice_dns_tcp_closed_total", "reason", "table-full"));
+      assertEquals(7, value(after, "sluice_dns_tcp_connections"));
       assertTrue(
           after.containsKey(
               PrometheusText.key("sluice_probe_path_impaired", Map.of("vantage", "ams-agent"))),

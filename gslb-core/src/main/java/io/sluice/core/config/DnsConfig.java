@@ -10,7 +10,9 @@ public record DnsConfig(
     Integer threads,
     Integer udpPayloadSize,
     Integer maxTcpConnections,
+    Integer maxTcpConnectionsPerSource,
     Duration tcpIdleTimeout,
+    Duration tcpMessageTimeout,
     Integer socketBufferBytes,
     ChaosConfig chaos) {
 
@@ -20,13 +22,16 @@ public record DnsConfig(
     threads = threads == null ? 0 : threads;
     udpPayloadSize = udpPayloadSize == null ? 1232 : udpPayloadSize;
     maxTcpConnections = maxTcpConnections == null ? 1024 : maxTcpConnections;
+    maxTcpConnectionsPerSource =
+        maxTcpConnectionsPerSource == null ? 64 : maxTcpConnectionsPerSource;
     tcpIdleTimeout = tcpIdleTimeout == null ? Duration.ofSeconds(10) : tcpIdleTimeout;
+    tcpMessageTimeout = tcpMessageTimeout == null ? Duration.ofSeconds(3) : tcpMessageTimeout;
     socketBufferBytes = socketBufferBytes == null ? 4 * 1024 * 1024 : socketBufferBytes;
     chaos = chaos == null ? new ChaosConfig(null, null) : chaos;
   }
 
   public static DnsConfig defaults() {
-    return new DnsConfig(null, null, null, null, null, null, null, null);
+    return new DnsConfig(null, null, null, null, null, null, null, null, null, null);
   }
 
   /** The same settings on another port (a command-line override). */
@@ -37,7 +42,9 @@ public record DnsConfig(
         threads,
         udpPayloadSize,
         maxTcpConnections,
+        maxTcpConnectionsPerSource,
         tcpIdleTimeout,
+        tcpMessageTimeout,
         socketBufferBytes,
         chaos);
   }
@@ -50,7 +57,9 @@ public record DnsConfig(
         threads,
         udpPayloadSize,
         maxTcpConnections,
+        maxTcpConnectionsPerSource,
         tcpIdleTimeout,
+        tcpMessageTimeout,
         socketBufferBytes,
         chaos);
   }
@@ -63,7 +72,9 @@ public record DnsConfig(
         n,
         udpPayloadSize,
         maxTcpConnections,
+        maxTcpConnectionsPerSource,
         tcpIdleTimeout,
+        tcpMessageTimeout,
         socketBufferBytes,
         chaos);
   }
@@ -83,8 +94,16 @@ public record DnsConfig(
     p.range(Problems.child(path, "threads"), threads, 0, 256);
     p.range(Problems.child(path, "udpPayloadSize"), udpPayloadSize, 512, 65535);
     p.range(Problems.child(path, "maxTcpConnections"), maxTcpConnections, 1, 1_000_000);
+    p.range(
+        Problems.child(path, "maxTcpConnectionsPerSource"),
+        maxTcpConnectionsPerSource,
+        1,
+        1_000_000);
     if (tcpIdleTimeout.isNegative() || tcpIdleTimeout.isZero()) {
       p.add(Problems.child(path, "tcpIdleTimeout"), "must be positive");
+    }
+    if (tcpMessageTimeout.isNegative() || tcpMessageTimeout.isZero()) {
+      p.add(Problems.child(path, "tcpMessageTimeout"), "must be positive");
     }
     p.range(Problems.child(path, "socketBufferBytes"), socketBufferBytes, 0, 256 * 1024 * 1024);
   }

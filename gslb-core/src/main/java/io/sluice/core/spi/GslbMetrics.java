@@ -10,8 +10,19 @@ public interface GslbMetrics {
   /** A metrics sink that discards everything. */
   GslbMetrics NOOP = new GslbMetrics() {};
 
-  /** One DNS query answered (or dropped: rcode "DROPPED"). */
-  default void dnsQuery(String zone, String qtype, String rcode, String transport, long nanos) {}
+  /**
+   * One DNS query answered, or dropped. {@code zone} is the origin of a served zone, or {@code ""};
+   * {@code qtype} is the wire query type or {@link DnsQueryLabels#NO_QUESTION}; {@code rcode} the
+   * extended rcode (0..16) or {@link DnsQueryLabels#DROPPED}. The client chooses the query type, so
+   * implementations label it only through {@link DnsQueryLabels}.
+   */
+  default void dnsQuery(String zone, int qtype, int rcode, boolean tcp, long nanos) {}
+
+  /** The DNS listener closed a TCP connection itself, for {@code reason}. */
+  default void dnsTcpClosed(TcpCloseReason reason) {}
+
+  /** The number of open TCP DNS connections changed to {@code open}. */
+  default void dnsTcpOpen(int open) {}
 
   /** One service answer naming a pool; {@code nearest} when the pool is in the client's region. */
   default void serviceAnswer(String service, String pool, boolean nearest) {}
@@ -35,10 +46,16 @@ public interface GslbMetrics {
   default void rollback(String service, long nanos) {}
 
   /**
-   * A policy event on one answer: {@code fail-open}, {@code fail-closed} or {@code
-   * residency-last-resort}.
+   * A policy event on one served answer: {@code fail-open}, {@code fail-closed}, {@code
+   * drained-last-resort} or {@code residency-last-resort}.
    */
   default void policyEvent(String service, String event) {}
+
+  /**
+   * The last load reported for {@code pool} (in the unit of its capacity) and its age in seconds; a
+   * load older than the pool's {@code load.staleAfter} is ignored by the capacity step.
+   */
+  default void poolLoad(String pool, double load, double ageSeconds) {}
 
   /** The TTL a service currently serves. */
   default void servedTtl(String service, long ttl) {}

@@ -1,22 +1,40 @@
 package io.sluice.dns.response;
 
+import io.sluice.dns.zone.AdditionalTarget;
 import io.sluice.dns.zone.Resolution;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.DNSInput;
+import org.xbill.DNS.DNSOutput;
 import org.xbill.DNS.Flags;
 import org.xbill.DNS.Message;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.Section;
+import org.xbill.DNS.Type;
+import org.xbill.DNS.WireParseException;
 
 /**
- * Encodes a {@link Resolution} once into a response template: ID 0, the question written with the
- * lower-case name at offset 12 and no OPT record. Because a case variant of a name has the same
- * length, compression pointers into the question stay valid when {@link WireSplicer} copies the
- * query's own spelling over it.
+ * Encodes a {@link Resolution} once into a response {@link Template}: ID 0, the question written
+ * with the lower-case name at offset 12 and no OPT record. Because a case variant of a name has the
+ * same length, compression pointers into the question stay valid when {@link WireSplicer} copies
+ * the query's own spelling over it. Additional data is encoded RRset by RRset, each owner a pointer
+ * to where the target's name already appears (as the reference servers compress it), so that any
+ * subset of it can be sent.
  */
 final class AnswerEncoder {
+  /** Compression pointers reach only the first 16 KiB of a message (RFC 1035 §4.1.4). */
+  private static final int POINTER_LIMIT = 0x4000;
+
+  private static final int[] NO_CUTS = {};
+
   private AnswerEncoder() {}
 
-  static byte[] encode(Name qname, int qtype, int qclass, Resolution r) {
+  static Template encode(Name qname, int qtype, int qclass, Resolution r) {
     Message m = new Message(0);
     m.getHeader().setFlag(Flags.QR);
     if (r.authoritative()) {
@@ -30,9 +48,172 @@ final class AnswerEncoder {
     for (Record rec : r.authority()) {
       m.addRecord(rec, Section.AUTHORITY);
     }
-    for (Record rec : r.additional()) {
-      m.addRecord(rec, Section.ADDITIONAL);
+    byte[] required = m.toWire();
+    int[] cuts = cuts(required, r);
+    if (r.additional().isEmpty()) {
+      return Template.of(required, cuts, List.of());
     }
-    return m.toWire();
+    Map<Name, Integer> offsets = nameOffsets(required);
+    List<Template.Extra> extras = new ArrayList<>();
+    int group = 0;
+    for (AdditionalTarget t : r.additional()) {
+      byte[] owner = owner(t.target(), offsets);
+      if (t.isService()) {
+        extras.add(new Template.Extra.Service(owner, t.service(), group, t.required()));
+      } else {
+        for (List<Record> set : List.of(t.a(), t.aaaa())) {
+          if (!set.isEmpty()) {
+            byte[] bytes = rrset(owner, set);
+            extras.add(new Template.Extra.Fixed(bytes, set.size(), group, t.required()));
+          }
+        }
+      }
+      group++;
+    }
+    return Template.of(required, cuts, extras);
+  }
+
+  /**
+   * The offsets after the question and after each whole RRset of the answer and authority sections,
+   * with the section counts there, as (end, ANCOUNT, NSCOUNT) triples.
+   */
+  private static int[] cuts(byte[] w, Resolution r) {
+    List<Record> an = r.answer();
+    List<Record> ns = r.authority();
+    int[] out = new int[3 * (1 + an.size() + ns.size())];
+    int n = 0;
+    int o = skipName(w, 12) + 4;
+    out[n++] = o;
+    out[n++] = 0;
+    out[n++] = 0;
+    for (int i = 0; i < an.size() + ns.size(); i++) {
+      o = skipName(w, o);
+      o += 10 + u16(w, o + 8);
+      boolean inAnswer = i < an.size();
+      Record rec = inAnswer ? an.get(i) : ns.get(i - an.size());
+      Record next =
+          i + 1 < an.size()
+              ? an.get(i + 1)
+              : i + 1 == an.size() ? null : nextIn(ns, i + 1 - an.size());
+      if (next == null || !sameRrset(rec, next)) {
+        out[n++] = o;
+        out[n++] = inAnswer ? i + 1 : an.size();
+        out[n++] = inAnswer ? 0 : i + 1 - an.size();
+      }
+    }
+    // With one RRset the only cut is after the question, which the splicer makes anyway: most
+    // templates keep no cut points, so a large zone costs no memory for them.
+    return n <= 6 ? NO_CUTS : Arrays.copyOf(out, n);
+  }
+
+  private static Record nextIn(List<Record> records, int i) {
+    return i < records.size() ? records.get(i) : null;
+  }
+
+  private static boolean sameRrset(Record a, Record b) {
+    return a.getType() == b.getType() && a.getName().equals(b.getName());
+  }
+
+  /** A or AAAA records of {@code owner} (encoded) for planner addresses of length 4 or 16. */
+  static byte[] addresses(byte[] owner, int type, long ttl, List<byte[]> addresses) {
+    int want = type == Type.AAAA ? 16 : 4;
+    DNSOutput out = new DNSOutput();
+    for (byte[] a : addresses) {
+      if (a.length == want) {
+        writeRecord(out, owner, type, DClass.IN, ttl, a);
+      }
+    }
+    return out.toByteArray();
+  }
+
+  private static byte[] rrset(byte[] owner, List<Record> records) {
+    DNSOutput out = new DNSOutput();
+    for (Record rec : records) {
+      writeRecord(
+          out, owner, rec.getType(), rec.getDClass(), rec.getTTL(), rec.rdataToWireCanonical());
+    }
+    return out.toByteArray();
+  }
+
+  private static void writeRecord(
+      DNSOutput out, byte[] owner, int type, int dclass, long ttl, byte[] rdata) {
+    out.writeByteArray(owner);
+    out.writeU16(type);
+    out.writeU16(dclass);
+    out.writeU32(ttl);
+    out.writeU16(rdata.length);
+    out.writeByteArray(rdata);
+  }
+
+  /** A pointer to {@code name} in the required part, or the name in full when it is not there. */
+  private static byte[] owner(Name name, Map<Name, Integer> offsets) {
+    Integer at = offsets.get(name);
+    if (at != null) {
+      return new byte[] {(byte) (0xC0 | at >>> 8), (byte) (int) at};
+    }
+    DNSOutput out = new DNSOutput();
+    name.toWire(out, null);
+    return out.toByteArray();
+  }
+
+  /**
+   * Where each name of the question and of the answer and authority records (owners and the targets
+   * of NS, CNAME, DNAME, PTR, MX and SRV) is spelled out, following pointers to the labels.
+   */
+  private static Map<Name, Integer> nameOffsets(byte[] w) {
+    Map<Name, Integer> offsets = new HashMap<>();
+    try {
+      note(w, 12, offsets);
+      int o = skipName(w, 12) + 4;
+      int records = u16(w, 6) + u16(w, 8);
+      for (int i = 0; i < records; i++) {
+        note(w, o, offsets);
+        o = skipName(w, o);
+        int type = u16(w, o);
+        int rdata = o + 10;
+        int at =
+            switch (type) {
+              case Type.NS, Type.CNAME, Type.DNAME, Type.PTR -> 0;
+              case Type.MX -> 2;
+              case Type.SRV -> 6;
+              default -> -1;
+            };
+        if (at >= 0) {
+          note(w, rdata + at, offsets);
+        }
+        o = rdata + u16(w, o + 8);
+      }
+    } catch (WireParseException e) {
+      throw new IllegalStateException("unreadable template", e);
+    }
+    return offsets;
+  }
+
+  private static void note(byte[] w, int at, Map<Name, Integer> offsets) throws WireParseException {
+    while ((w[at] & 0xC0) == 0xC0) {
+      at = (w[at] & 0x3F) << 8 | (w[at + 1] & 0xff);
+    }
+    if (at < POINTER_LIMIT) {
+      DNSInput in = new DNSInput(w);
+      in.jump(at);
+      offsets.putIfAbsent(new Name(in), at);
+    }
+  }
+
+  private static int skipName(byte[] w, int o) {
+    while (true) {
+      int len = w[o] & 0xff;
+      if (len == 0) {
+        return o + 1;
+      }
+      if ((len & 0xC0) == 0xC0) {
+        return o + 2;
+      }
+      o += len + 1;
+    }
+  }
+
+  private static int u16(byte[] w, int o) {
+    return (w[o] & 0xff) << 8 | (w[o + 1] & 0xff);
   }
 }

@@ -4,6 +4,7 @@ import io.sluice.core.spi.AddressFamily;
 import io.sluice.core.spi.AnswerPlanner;
 import io.sluice.core.spi.ClientInfo;
 import io.sluice.core.spi.Decision;
+import io.sluice.core.spi.DnsQueryLabels;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
@@ -21,6 +22,7 @@ import org.xbill.DNS.AAAARecord;
 import org.xbill.DNS.ARecord;
 import org.xbill.DNS.CNAMERecord;
 import org.xbill.DNS.DClass;
+import org.xbill.DNS.DNSOutput;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Opcode;
 import org.xbill.DNS.Rcode;
@@ -30,12 +32,16 @@ import org.xbill.DNS.Type;
 
 /**
  * Turns one query packet into one response packet (or silence). It reads the served data with one
- * volatile load (the current snapshot), answers static names from pre-encoded templates, other zone
- * answers from a bounded cache filled on first use, and GSLB services through the {@link
- * AnswerPlanner}, caching the encoded answer per returned {@link Decision} instance. It never
- * blocks and takes no lock, so event loops call it directly.
+ * volatile load (the current snapshot), answers static names from pre-encoded templates (additional
+ * data included, so only the addresses of GSLB services used as NS, MX or SRV targets are decided
+ * per query), other zone answers from a bounded cache filled on first use, and GSLB services
+ * through the {@link AnswerPlanner}, caching the encoded answer per returned {@link Decision}
+ * instance. It never blocks and takes no lock, so event loops call it directly.
  */
 public final class Responder {
+  /** The order a target's addresses are added in, as for static targets. */
+  private static final AddressFamily[] A_THEN_AAAA = {AddressFamily.V4, AddressFamily.V6};
+
   private static final int BADVERS = 16;
   private static final Name VERSION_BIND = Name.fromConstantString("version.bind.");
   private static final Name VERSION_SERVER = Name.fromConstantString("version.server.");
@@ -102,7 +108,12 @@ public final class Responder {
     ServedZones s = served(snapshot);
     Query q = QueryParser.parse(in, len);
     if (q == null) {
-      metrics.dnsQuery("", "", "DROPPED", transport.label(), System.nanoTime() - start);
+      metrics.dnsQuery(
+          "",
+          DnsQueryLabels.NO_QUESTION,
+          DnsQueryLabels.DROPPED,
+          transport == Transport.TCP,
+          System.nanoTime() - start);
       return null;
     }
     byte[] out = answer(snapshot, s, q, in, client, transport);
@@ -111,9 +122,9 @@ public final class Responder {
     int rcode = badvers ? BADVERS : out[3] & 0x0f;
     metrics.dnsQuery(
         q.zone == null ? "" : q.zone.originText(),
-        q.hasQuestion() ? Type.string(q.qtype) : "",
-        Rcode.string(rcode),
-        transport.label(),
+        q.hasQuestion() ? q.qtype : DnsQueryLabels.NO_QUESTION,
+        rcode,
+        transport == Transport.TCP,
         System.nanoTime() - start);
     return out;
   }
@@ -151,29 +162,31 @@ public final class Responder {
     if (q.qtype == Type.AXFR || q.qtype == Type.IXFR) {
       return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
     }
-    if (q.qtype == Type.MAILA || q.qtype == Type.MAILB) {
+    // Type 0 is reserved (RFC 6895 §3.1): not implemented, as at Knot.
+    if (q.qtype == 0 || q.qtype == Type.MAILA || q.qtype == Type.MAILB) {
       return WireSplicer.bare(q, in, Rcode.NOTIMP, q.edns, payload, 0);
     }
-    StaticAnswers.Node node = s.answers.node(q.qname);
+    Zone parent = q.qtype == Type.DS ? parentOfApex(s, q.qname) : null;
+    StaticAnswers.Node node = parent == null ? s.answers.node(q.qname) : null;
     if (node != null) {
       q.zone = node.zone();
       if (node.service() != null && (q.qtype == Type.A || q.qtype == Type.AAAA)) {
         return service(snapshot, s, q, in, client, limit, node.zone(), node.service(), List.of());
       }
-      byte[] t = node.template(q.qtype);
+      Template t = node.template(q.qtype);
       if (t != null && node.service() != null && t == node.nodata()) {
         return serviceNodata(snapshot, s, q, in, limit, node);
       }
       if (t != null) {
-        return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
+        return send(snapshot, s, t, q, in, client, limit);
       }
     }
-    Zone zone = node != null ? node.zone() : s.index.find(q.qname);
+    Zone zone = parent != null ? parent : node != null ? node.zone() : s.index.find(q.qname);
     q.zone = zone;
     if (zone == null) {
       return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
     }
-    byte[] t = s.zoneCache.get(null, q.qname, q.qtype);
+    Template t = s.zoneCache.get(null, q.qname, q.qtype);
     if (t == null) {
       Resolution r = zone.resolve(q.qname, q.qtype);
       if (r.isService()) {
@@ -182,7 +195,102 @@ public final class Responder {
       t = AnswerEncoder.encode(q.qname, q.qtype, DClass.IN, r);
       s.zoneCache.put(null, q.qname, q.qtype, t);
     }
-    return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
+    return send(snapshot, s, t, q, in, client, limit);
+  }
+
+  /**
+   * The served zone above {@code qname} when {@code qname} is the apex of another served zone: DS
+   * records live on the parent side of a cut (RFC 4035 §3.1.4.1), so a DS question at a child's
+   * apex is answered from the parent when this server has it too, as Knot answers it.
+   */
+  private static Zone parentOfApex(ServedZones s, Name qname) {
+    Zone z = s.index.find(qname);
+    if (z == null || !z.origin().equals(qname) || qname.labels() <= 1) {
+      return null;
+    }
+    return s.index.find(new Name(qname, 1));
+  }
+
+  /**
+   * Sends {@code t} whole when it fits and needs no planner. Otherwise sends its required part and,
+   * in order, the additional RRsets that fit, skipping the rest of a target once one of its RRsets
+   * does not (as the reference servers do): optional data never sets TC, required glue that does
+   * not fit does (RFC 9471). A required part that does not fit is cut after the last whole RRset
+   * that fits, with TC=1. A GSLB service used as a target gets the addresses this client would get
+   * for that name.
+   */
+  private byte[] send(
+      Snapshot snapshot,
+      ServedZones s,
+      Template t,
+      Query q,
+      byte[] in,
+      InetAddress client,
+      int limit) {
+    int payload = s.settings.udpPayloadSize();
+    int room = limit - WireSplicer.optLength(q);
+    if (!t.dynamic && t.wire.length <= room) {
+      return WireSplicer.splice(t.wire, q, in, limit, payload, 0, 0);
+    }
+    if (t.requiredLength > room) {
+      byte[] part = t.prefix(room);
+      return part == null
+          ? WireSplicer.truncated(t.wire, q, in, payload)
+          : WireSplicer.withTc(part, q, in, payload, 0);
+    }
+    DNSOutput out = new DNSOutput(Math.min(room, t.wire.length + 64));
+    out.writeByteArray(t.wire, 0, t.requiredLength);
+    int count = 0;
+    int skipped = -1;
+    int scope = 0;
+    boolean truncated = false;
+    for (Template.Extra e : t.extras) {
+      if (e.group() == skipped) {
+        continue;
+      }
+      boolean fits = true;
+      if (e instanceof Template.Extra.Fixed f) {
+        fits = out.current() + f.bytes().length <= room;
+        if (fits) {
+          out.writeByteArray(f.bytes());
+          count += f.count();
+        }
+      } else if (e instanceof Template.Extra.Service v) {
+        for (AddressFamily family : A_THEN_AAAA) {
+          Decision d = plan(snapshot, v.service(), family, clientOf(q, client));
+          // A CNAME decision is not followed: additional data never chases aliases (RFC 2181
+          // §10.3).
+          if (d.outcome() != Decision.Outcome.ANSWER || d.cname() != null) {
+            continue;
+          }
+          int type = family == AddressFamily.V6 ? Type.AAAA : Type.A;
+          long ttl = Math.max(0, Math.min(d.ttl(), Integer.MAX_VALUE));
+          byte[] rrs = AnswerEncoder.addresses(v.owner(), type, ttl, d.addresses());
+          if (rrs.length == 0) {
+            continue;
+          }
+          fits = out.current() + rrs.length <= room;
+          if (!fits) {
+            break;
+          }
+          out.writeByteArray(rrs);
+          count += rrs.length / (v.owner().length + 10 + (type == Type.AAAA ? 16 : 4));
+          scope = Math.max(scope, d.scopePrefix());
+        }
+      }
+      if (!fits) {
+        // Required glue that does not fit sets TC (RFC 9471); what fits is still sent.
+        truncated |= e.required();
+        skipped = e.group();
+      }
+    }
+    byte[] wire = out.toByteArray();
+    // The required part carries no additional records of its own.
+    Template.addArCount(wire, count - Template.arCount(wire));
+    int ecsScope = q.ecsFamily != 0 ? Math.min(scope, q.ecsFamily == 1 ? 32 : 128) : 0;
+    return truncated
+        ? WireSplicer.withTc(wire, q, in, payload, ecsScope)
+        : WireSplicer.splice(wire, q, in, limit, payload, 0, ecsScope);
   }
 
   private byte[] service(
@@ -196,31 +304,36 @@ public final class Responder {
       String service,
       List<Record> chain) {
     AddressFamily family = q.qtype == Type.AAAA ? AddressFamily.V6 : AddressFamily.V4;
-    ClientInfo who =
-        q.ecsFamily != 0
-            ? ClientInfo.ofSubnet(q.ecsAddress, q.ecsSource)
-            : ClientInfo.ofResolver(client.getAddress());
-    Decision d;
+    Decision d = plan(snapshot, service, family, clientOf(q, client));
+    Template t = s.decisionCache.get(d, q.qname, q.qtype);
+    if (t == null) {
+      t = AnswerEncoder.encode(q.qname, q.qtype, DClass.IN, resolve(zone, q, d, chain));
+      s.decisionCache.put(d, q.qname, q.qtype, t);
+    }
+    int scope = q.ecsFamily != 0 ? Math.min(d.scopePrefix(), q.ecsFamily == 1 ? 32 : 128) : 0;
+    return WireSplicer.splice(t.wire, q, in, limit, s.settings.udpPayloadSize(), 0, scope);
+  }
+
+  /** The client a planner decision is for: the ECS subnet when the query carried one. */
+  private static ClientInfo clientOf(Query q, InetAddress client) {
+    return q.ecsFamily != 0
+        ? ClientInfo.ofSubnet(q.ecsAddress, q.ecsSource)
+        : ClientInfo.ofResolver(client.getAddress());
+  }
+
+  private Decision plan(Snapshot snapshot, String service, AddressFamily family, ClientInfo who) {
     try {
-      d =
-          snapshot == null
-              ? planner.plan(service, family, who)
-              : planner.plan(snapshot, service, family, who);
+      return snapshot == null
+          ? planner.plan(service, family, who)
+          : planner.plan(snapshot, service, family, who);
     } catch (RuntimeException e) {
       // A planner bug must not silence the name; SERVFAIL lets resolvers try another server.
       if (!plannerFailureLogged) {
         plannerFailureLogged = true;
         log.warn("planner failed for {}; answering SERVFAIL (logged once)", service, e);
       }
-      d = PLANNER_FAILED;
+      return PLANNER_FAILED;
     }
-    byte[] t = s.decisionCache.get(d, q.qname, q.qtype);
-    if (t == null) {
-      t = AnswerEncoder.encode(q.qname, q.qtype, DClass.IN, resolve(zone, q, d, chain));
-      s.decisionCache.put(d, q.qname, q.qtype, t);
-    }
-    int scope = q.ecsFamily != 0 ? Math.min(d.scopePrefix(), q.ecsFamily == 1 ? 32 : 128) : 0;
-    return WireSplicer.splice(t, q, in, limit, s.settings.udpPayloadSize(), 0, scope);
   }
 
   /**
@@ -237,11 +350,11 @@ public final class Responder {
             : planner.servedTtl(snapshot, node.service());
     int payload = s.settings.udpPayloadSize();
     if (ttl < 0 || ttl >= zone.negativeSoa().getTTL()) {
-      return WireSplicer.splice(node.nodata(), q, in, limit, payload, 0, 0);
+      return WireSplicer.splice(node.nodata().wire, q, in, limit, payload, 0, 0);
     }
     // One template per (name, capped TTL); the question type is patched per query.
     Object owner = s.ttlOwners.computeIfAbsent(ttl, k -> new Object());
-    byte[] t = s.zoneCache.get(owner, q.qname, Type.NULL);
+    Template t = s.zoneCache.get(owner, q.qname, Type.NULL);
     if (t == null) {
       Resolution base = zone.resolve(q.qname, Type.NULL);
       Resolution r =
@@ -255,7 +368,7 @@ public final class Responder {
       t = AnswerEncoder.encode(q.qname, Type.NULL, DClass.IN, r);
       s.zoneCache.put(owner, q.qname, Type.NULL, t);
     }
-    return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
+    return WireSplicer.splice(t.wire, q, in, limit, payload, 0, 0);
   }
 
   /** The records of a planner decision, after the CNAME chain that led to the service. */
@@ -322,7 +435,7 @@ public final class Responder {
     }
     Record txt = new TXTRecord(q.qname.canonicalize(), DClass.CH, 0, text);
     Resolution r = new Resolution(Rcode.NOERROR, true, List.of(txt), List.of(), List.of(), null);
-    byte[] t = AnswerEncoder.encode(q.qname, q.qtype, DClass.CH, r);
+    byte[] t = AnswerEncoder.encode(q.qname, q.qtype, DClass.CH, r).wire;
     return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
   }
 }

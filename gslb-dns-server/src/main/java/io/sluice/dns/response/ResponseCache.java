@@ -20,14 +20,14 @@ final class ResponseCache {
     this.mask = sizePowerOfTwo - 1;
   }
 
-  byte[] get(Object owner, Name qname, int qtype) {
+  Template get(Object owner, Name qname, int qtype) {
     Entry e = slots[index(owner, qname, qtype)];
     return e != null && e.owner == owner && e.qtype == qtype && e.qname.equals(qname)
         ? e.template
         : null;
   }
 
-  void put(Object owner, Name qname, int qtype, byte[] template) {
+  void put(Object owner, Name qname, int qtype, Template template) {
     slots[index(owner, qname, qtype)] = new Entry(owner, qname, qtype, template);
   }
 
@@ -38,5 +38,5 @@ final class ResponseCache {
     return h & mask;
   }
 
-  private record Entry(Object owner, Name qname, int qtype, byte[] template) {}
+  private record Entry(Object owner, Name qname, int qtype, Template template) {}
 }

@@ -32,14 +32,14 @@ final class StaticAnswers {
         }
         Set<Integer> types = z.types(name);
         int[] keys = new int[types.size()];
-        byte[][] templates = new byte[types.size()][];
+        Template[] templates = new Template[types.size()];
         int i = 0;
         for (int type : types) {
           keys[i] = type;
           templates[i] = AnswerEncoder.encode(name, type, DClass.IN, z.resolve(name, type));
           i++;
         }
-        byte[] nodata = null;
+        Template nodata = null;
         if (!z.hasCname(name)) {
           // Type.NULL stands for "any type the name lacks"; the question type is patched later.
           Resolution r = z.resolve(name, Type.NULL);
@@ -57,10 +57,10 @@ final class StaticAnswers {
   }
 
   /** The templates of one name. */
-  record Node(Zone zone, int[] types, byte[][] templates, byte[] nodata, String service) {
+  record Node(Zone zone, int[] types, Template[] templates, Template nodata, String service) {
 
     /** The template for {@code qtype}, or null when it must be computed. */
-    byte[] template(int qtype) {
+    Template template(int qtype) {
       for (int i = 0; i < types.length; i++) {
         if (types[i] == qtype) {
           return templates[i];

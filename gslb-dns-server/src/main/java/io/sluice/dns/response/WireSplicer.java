@@ -4,7 +4,8 @@ package io.sluice.dns.response;
  * Builds the bytes of one response from a template and the query: the query's ID, RD and CD bits,
  * its question name spelled as sent (0x20) and its question type, then an OPT record when the query
  * had one. When the result would exceed the client's UDP size it sends the header and question with
- * TC=1 instead, so no RRset is ever cut in half.
+ * TC=1 instead, so no RRset is ever cut in half; the responder hands it shorter responses, cut at
+ * RRset boundaries, when it knows where those are.
  */
 final class WireSplicer {
   /** OPT record without options: root name, type, class, TTL, RDLENGTH. */
@@ -28,8 +29,25 @@ final class WireSplicer {
    */
   static byte[] splice(
       byte[] template, Query q, byte[] in, int limit, int payload, int extRcode, int scope) {
+    return splice(
+        template, q, in, template.length + optLength(q) > limit, payload, extRcode, scope);
+  }
+
+  /** The header and question of {@code template} with TC=1 (and OPT when the query had one). */
+  static byte[] truncated(byte[] template, Query q, byte[] in, int payload) {
+    return splice(template, q, in, true, payload, 0, 0);
+  }
+
+  /** {@code partial}, a response already cut to what fits, spliced for {@code q} with TC=1. */
+  static byte[] withTc(byte[] partial, Query q, byte[] in, int payload, int scope) {
+    byte[] out = splice(partial, q, in, false, payload, 0, scope);
+    out[2] |= 0x02;
+    return out;
+  }
+
+  private static byte[] splice(
+      byte[] template, Query q, byte[] in, boolean truncate, int payload, int extRcode, int scope) {
     int opt = optLength(q);
-    boolean truncate = template.length + opt > limit;
     int body = truncate ? q.questionEnd : template.length;
     byte[] out = new byte[body + opt];
     System.arraycopy(template, 0, out, 0, body);

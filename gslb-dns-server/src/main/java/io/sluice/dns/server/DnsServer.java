@@ -18,6 +18,7 @@ import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.core.config.DnsConfig;
+import io.sluice.core.spi.GslbMetrics;
 import io.sluice.dns.response.Responder;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -45,41 +46,58 @@ public final class DnsServer implements AutoCloseable {
   private static final int DATAGRAMS_PER_READ = 16;
 
   private final EventLoopGroup group;
+  private final EventLoopGroup acceptGroup;
   private final List<Channel> channels;
   private final int port;
   private final boolean epoll;
   private final AtomicInteger tcpConnections;
+  private final TcpConnectionTable tcpTable;
 
   private DnsServer(
       EventLoopGroup group,
+      EventLoopGroup acceptGroup,
       List<Channel> channels,
       int port,
       boolean epoll,
-      AtomicInteger tcpConnections) {
+      AtomicInteger tcpConnections,
+      TcpConnectionTable tcpTable) {
     this.group = group;
+    this.acceptGroup = acceptGroup;
     this.channels = channels;
     this.port = port;
     this.epoll = epoll;
     this.tcpConnections = tcpConnections;
+    this.tcpTable = tcpTable;
   }
 
-  /** Binds every listener of {@code dns} and starts answering through {@code responder}. */
-  public static DnsServer start(DnsConfig dns, Responder responder) throws InterruptedException {
+  /**
+   * Binds every listener of {@code dns} and starts answering through {@code responder}; the TCP
+   * connection table reports to {@code metrics}.
+   */
+  public static DnsServer start(DnsConfig dns, Responder responder, GslbMetrics metrics)
+      throws InterruptedException {
     boolean epoll = Epoll.isAvailable();
     int threads = dns.threads() == 0 ? Runtime.getRuntime().availableProcessors() : dns.threads();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     EventLoopGroup group =
         new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("sluice-dns", true), io);
+    // Every TCP listener accepts on this one thread, which owns the connection table: admitting
+    // and evicting connections needs no lock, and the query loops never wait for it.
+    EventLoopGroup acceptGroup =
+        new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("sluice-dns-accept", true), io);
     List<Channel> channels = new ArrayList<>();
     AtomicInteger tcpConnections = new AtomicInteger();
+    TcpConnectionTable table =
+        new TcpConnectionTable(
+            dns.maxTcpConnections(), dns.maxTcpConnectionsPerSource(), tcpConnections, metrics);
     try {
       UdpQueryHandler udp = new UdpQueryHandler(responder);
       TcpChannelInitializer tcp =
           new TcpChannelInitializer(
               new TcpQueryHandler(responder),
-              tcpConnections,
-              dns.maxTcpConnections(),
-              dns.tcpIdleTimeout().toMillis());
+              dns.tcpIdleTimeout().toNanos(),
+              dns.tcpMessageTimeout().toNanos(),
+              metrics);
       int port = dns.port();
       for (String listen : dns.listen()) {
         InetAddress address = literal(listen);
@@ -90,13 +108,18 @@ public final class DnsServer implements AutoCloseable {
           channels.add(ch);
           log.info("listening on udp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
         }
-        Channel ch = tcpBootstrap(group, epoll, dns, tcp).bind(address, port).sync().channel();
+        Channel ch =
+            tcpBootstrap(acceptGroup, group, epoll, table, tcp)
+                .bind(address, port)
+                .sync()
+                .channel();
         channels.add(ch);
         log.info("listening on tcp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
       }
-      return new DnsServer(group, List.copyOf(channels), port, epoll, tcpConnections);
+      return new DnsServer(
+          group, acceptGroup, List.copyOf(channels), port, epoll, tcpConnections, table);
     } catch (InterruptedException | RuntimeException e) {
-      closeAll(group, channels);
+      closeAll(group, acceptGroup, channels);
       throw e;
     }
   }
@@ -126,12 +149,17 @@ public final class DnsServer implements AutoCloseable {
   }
 
   private static ServerBootstrap tcpBootstrap(
-      EventLoopGroup group, boolean epoll, DnsConfig dns, TcpChannelInitializer init) {
+      EventLoopGroup acceptGroup,
+      EventLoopGroup group,
+      boolean epoll,
+      TcpConnectionTable table,
+      TcpChannelInitializer init) {
     return new ServerBootstrap()
-        .group(group)
+        .group(acceptGroup, group)
         .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
         .option(ChannelOption.SO_BACKLOG, 1024)
         .option(ChannelOption.SO_REUSEADDR, true)
+        .handler(table)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(init);
   }
@@ -165,16 +193,25 @@ public final class DnsServer implements AutoCloseable {
     return tcpConnections.get();
   }
 
+  /** TCP connections closed since start to make room for new ones. */
+  public long evictedTcpConnections() {
+    return tcpTable.evicted();
+  }
+
   /** Closes every listener and stops the event loops, waiting a few seconds at most. */
   @Override
   public void close() {
-    closeAll(group, channels);
+    closeAll(group, acceptGroup, channels);
   }
 
-  private static void closeAll(EventLoopGroup group, List<Channel> channels) {
+  private static void closeAll(
+      EventLoopGroup group, EventLoopGroup acceptGroup, List<Channel> channels) {
     for (Channel c : channels) {
       c.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
     }
+    acceptGroup
+        .shutdownGracefully(0, 2, TimeUnit.SECONDS)
+        .awaitUninterruptibly(5, TimeUnit.SECONDS);
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
   }
 }

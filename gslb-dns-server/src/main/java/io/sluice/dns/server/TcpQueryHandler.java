@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.dns.response.Responder;
 import io.sluice.dns.response.Transport;
@@ -15,7 +14,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Answers the length-delimited queries of a TCP connection (RFC 7766): every frame is answered as
- * it arrives, so pipelined queries need no waiting; an idle connection is closed.
+ * it arrives, so pipelined queries need no waiting. Deadlines are {@link TcpFramer}'s.
  */
 @Sharable
 final class TcpQueryHandler extends ChannelInboundHandlerAdapter {
@@ -69,15 +68,6 @@ final class TcpQueryHandler extends ChannelInboundHandlerAdapter {
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     ctx.channel().config().setAutoRead(ctx.channel().isWritable());
     ctx.fireChannelWritabilityChanged();
-  }
-
-  @Override
-  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt instanceof IdleStateEvent) {
-      ctx.close();
-    } else {
-      ctx.fireUserEventTriggered(evt);
-    }
   }
 
   @Override

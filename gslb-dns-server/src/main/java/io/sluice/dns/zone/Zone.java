@@ -9,13 +9,17 @@ import java.util.Map;
 import java.util.Set;
 import org.xbill.DNS.CNAMERecord;
 import org.xbill.DNS.DClass;
+import org.xbill.DNS.DNAMERecord;
 import org.xbill.DNS.HINFORecord;
+import org.xbill.DNS.MXRecord;
 import org.xbill.DNS.NSRecord;
 import org.xbill.DNS.Name;
+import org.xbill.DNS.NameTooLongException;
 import org.xbill.DNS.RRset;
 import org.xbill.DNS.Rcode;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.SOARecord;
+import org.xbill.DNS.SRVRecord;
 import org.xbill.DNS.Type;
 
 /**
@@ -25,8 +29,11 @@ import org.xbill.DNS.Type;
  * so empty non-terminals answer NODATA instead of NXDOMAIN.
  */
 public final class Zone {
-  /** CNAME hops followed inside the zone before answering with the chain so far. */
-  static final int MAX_CHAIN = 8;
+  /**
+   * CNAME links followed inside the zone (DNAME substitutions included): as at Knot, the target of
+   * the last one is still answered if it has the data, but a further CNAME is not added.
+   */
+  static final int MAX_CHAIN = 5;
 
   private final Name origin;
   private final String originText;
@@ -35,6 +42,7 @@ public final class Zone {
   private final Set<Name> cuts;
   private final Map<Name, ZoneNode> wildcards;
   private final int originLabels;
+  private final boolean hasDname;
 
   Zone(Name origin, SOARecord soa, Map<Name, ZoneNode> nodes, Set<Name> cuts) {
     this.origin = origin;
@@ -62,6 +70,7 @@ public final class Zone {
     }
     this.wildcards = Map.copyOf(wild);
     this.originLabels = origin.labels();
+    this.hasDname = nodes.values().stream().anyMatch(n -> n.get(Type.DNAME) != null);
   }
 
   /** The apex name. */
@@ -133,10 +142,34 @@ public final class Zone {
     List<Record> answer = new ArrayList<>(2);
     Set<Name> visited = null;
     Name name = qname;
-    for (int hop = 0; hop < MAX_CHAIN; hop++) {
+    for (int hop = 0; hop <= MAX_CHAIN; hop++) {
       Name cut = cutAbove(name);
       if (cut != null && !(qtype == Type.DS && cut.equals(name))) {
-        return hop == 0 ? referral(cut) : Resolution.positive(answer);
+        // A chain that leads below a delegation ends in the referral, the chain staying
+        // authoritative (as at Knot).
+        return referral(cut, answer);
+      }
+      DNAMERecord dname = dnameAbove(name);
+      if (dname != null) {
+        if (hop == MAX_CHAIN) {
+          return answered(answer);
+        }
+        // RFC 6672 §2.2: the DNAME, then a CNAME synthesized with its TTL, then the new name.
+        Name target;
+        try {
+          target = name.fromDNAME(dname);
+        } catch (NameTooLongException e) {
+          answer.add(dname);
+          return new Resolution(Rcode.YXDOMAIN, true, answer, List.of(), List.of(), null);
+        }
+        answer.add(dname);
+        answer.add(new CNAMERecord(name, DClass.IN, dname.getTTL(), target));
+        // The synthesized CNAME answers a CNAME question itself; it is not followed then.
+        if (qtype == Type.CNAME || !target.subdomain(origin)) {
+          return answered(answer);
+        }
+        name = target;
+        continue;
       }
       ZoneNode node = nodes.get(name);
       boolean synthesized = false;
@@ -151,12 +184,20 @@ public final class Zone {
         return new Resolution(Rcode.NOERROR, true, answer, List.of(), List.of(), node.service());
       }
       if (qtype == Type.ANY) {
+        if (node.rrsets().isEmpty() && node.service() == null) {
+          // An empty non-terminal or a wildcard's parent owns nothing: NODATA, as the reference
+          // servers answer, rather than a HINFO claiming data exists.
+          return negative(Rcode.NOERROR, answer);
+        }
         // RFC 8482 §4.2: one synthesized HINFO instead of every RRset.
         answer.add(new HINFORecord(name, DClass.IN, negativeSoa.getTTL(), "RFC8482", ""));
         return Resolution.positive(answer);
       }
       RRset cname = node.get(Type.CNAME);
-      if (cname != null && qtype != Type.CNAME) {
+      if (cname != null && followsCname(qtype)) {
+        if (hop == MAX_CHAIN) {
+          return answered(answer);
+        }
         CNAMERecord c = (CNAMERecord) cname.first();
         answer.add(synthesized ? c.withName(name) : c);
         Name target = c.getTarget();
@@ -164,7 +205,7 @@ public final class Zone {
           visited = new HashSet<>();
         }
         if (!target.subdomain(origin) || !visited.add(name) || visited.contains(target)) {
-          return Resolution.positive(answer);
+          return answered(answer);
         }
         name = target;
         continue;
@@ -176,32 +217,139 @@ public final class Zone {
       for (Record r : set.rrs(false)) {
         answer.add(synthesized ? r.withName(name) : r);
       }
-      return Resolution.positive(answer);
+      return answered(answer);
     }
-    return Resolution.positive(answer);
+    return answered(answer);
+  }
+
+  /**
+   * Whether a question of {@code qtype} at a CNAME is answered through it: every type but CNAME
+   * itself and the DNSSEC types that may stand beside a CNAME (RRSIG and NSEC, RFC 4035 §2.5),
+   * which are answered at the name, as Knot does.
+   */
+  private static boolean followsCname(int qtype) {
+    return qtype != Type.CNAME && qtype != Type.RRSIG && qtype != Type.NSEC;
+  }
+
+  /** A positive answer with the addresses of the NS, MX and SRV targets it names. */
+  private Resolution answered(List<Record> answer) {
+    List<AdditionalTarget> additional = List.of();
+    Set<Name> seen = null;
+    for (Record r : answer) {
+      Name target = targetOf(r);
+      if (target == null) {
+        continue;
+      }
+      if (seen == null) {
+        seen = new HashSet<>();
+        additional = new ArrayList<>();
+      }
+      // RFC 2181 §9 asks for no repetition: each target's addresses are added once.
+      AdditionalTarget t = seen.add(target) ? additionalFor(target, false) : null;
+      if (t != null) {
+        additional.add(t);
+      }
+    }
+    return Resolution.positive(answer, additional);
+  }
+
+  /** The name whose addresses an NS, MX or SRV record asks for (RFC 1035 §3.3); null otherwise. */
+  private static Name targetOf(Record r) {
+    return switch (r.getType()) {
+      case Type.NS -> ((NSRecord) r).getTarget();
+      case Type.MX -> ((MXRecord) r).getTarget();
+      case Type.SRV -> ((SRVRecord) r).getTarget();
+      default -> null;
+    };
+  }
+
+  /**
+   * The A and AAAA data of {@code target} in this zone: its own records, glue below a delegation,
+   * or a wildcard's records under the target's name (as the reference servers add them); null when
+   * the zone has no address for it.
+   */
+  private AdditionalTarget additionalFor(Name target, boolean required) {
+    if (!target.subdomain(origin)) {
+      return null;
+    }
+    ZoneNode node = nodes.get(target);
+    boolean synthesized = false;
+    if (node == null && cutAbove(target) == null) {
+      node = wildcardFor(target);
+      synthesized = true;
+    }
+    if (node == null) {
+      return null;
+    }
+    if (node.service() != null) {
+      return new AdditionalTarget(target, List.of(), List.of(), node.service(), required);
+    }
+    List<Record> a = addresses(node, Type.A, target, synthesized);
+    List<Record> aaaa = addresses(node, Type.AAAA, target, synthesized);
+    if (a.isEmpty() && aaaa.isEmpty()) {
+      return null;
+    }
+    return new AdditionalTarget(target, a, aaaa, null, required);
+  }
+
+  private static List<Record> addresses(ZoneNode node, int type, Name owner, boolean synthesized) {
+    RRset set = node.get(type);
+    if (set == null) {
+      return List.of();
+    }
+    if (!synthesized) {
+      return set.rrs(false);
+    }
+    List<Record> out = new ArrayList<>(set.size());
+    for (Record r : set.rrs(false)) {
+      out.add(r.withName(owner));
+    }
+    return out;
   }
 
   private Resolution negative(int rcode, List<Record> answer) {
     return new Resolution(rcode, true, answer, List.of(negativeSoa), List.of(), null);
   }
 
-  private Resolution referral(Name cut) {
+  /**
+   * A referral: the child's NS in authority and, in additional, the addresses of its name servers
+   * that the zone holds. Glue at or below the cut comes first and is required (RFC 9471): the
+   * response is truncated rather than sent without it; addresses elsewhere in the zone follow as
+   * optional data, as at the reference servers.
+   */
+  private Resolution referral(Name cut, List<Record> chain) {
     RRset ns = nodes.get(cut).get(Type.NS);
     List<Record> authority = new ArrayList<>(ns.rrs(false));
-    List<Record> glue = new ArrayList<>();
+    List<AdditionalTarget> required = new ArrayList<>();
+    List<AdditionalTarget> optional = new ArrayList<>();
+    Set<Name> seen = new HashSet<>();
     for (Record r : authority) {
       Name target = ((NSRecord) r).getTarget();
-      ZoneNode host = target.subdomain(origin) ? nodes.get(target) : null;
-      if (host != null) {
-        for (int t : new int[] {Type.A, Type.AAAA}) {
-          RRset addrs = host.get(t);
-          if (addrs != null) {
-            glue.addAll(addrs.rrs(false));
-          }
-        }
+      boolean inside = target.subdomain(cut);
+      AdditionalTarget t = seen.add(target) ? additionalFor(target, inside) : null;
+      if (t != null) {
+        (inside ? required : optional).add(t);
       }
     }
-    return new Resolution(Rcode.NOERROR, false, List.of(), authority, glue, null);
+    required.addAll(optional);
+    return new Resolution(Rcode.NOERROR, !chain.isEmpty(), chain, authority, required, null);
+  }
+
+  /**
+   * The DNAME of the highest proper ancestor of {@code name} (at or below the apex) that has one.
+   */
+  private DNAMERecord dnameAbove(Name name) {
+    if (!hasDname) {
+      return null;
+    }
+    for (int strip = name.labels() - originLabels; strip >= 1; strip--) {
+      ZoneNode n = nodes.get(new Name(name, strip));
+      RRset set = n == null ? null : n.get(Type.DNAME);
+      if (set != null) {
+        return (DNAMERecord) set.first();
+      }
+    }
+    return null;
   }
 
   /** The highest delegation point at or above {@code name}, below the apex; null when none. */

@@ -262,6 +262,26 @@ public final class ZoneCompiler {
           problems.add(source(name, Type.DNAME), "a wildcard cannot own a DNAME: " + name);
         }
       }
+      Set<Name> dnames = new HashSet<>();
+      data.forEach(
+          (name, types) -> {
+            if (types.containsKey(Type.DNAME)) {
+              dnames.add(name);
+            }
+          });
+      for (Map.Entry<Name, Map<Integer, RRset>> e : data.entrySet()) {
+        Name name = e.getKey();
+        Name dname = highestCutAbove(name, dnames, false);
+        if (dname != null) {
+          int type = e.getValue().keySet().iterator().next();
+          problems.add(
+              source(name, type),
+              name
+                  + " is below the DNAME at "
+                  + dname
+                  + " and would never be served (RFC 6672 §2.3)");
+        }
+      }
       for (Map.Entry<Name, Map<Integer, RRset>> e : data.entrySet()) {
         Name name = e.getKey();
         Name cut = highestCutAbove(name, cuts, false);
@@ -315,6 +335,10 @@ public final class ZoneCompiler {
         if (cut != null) {
           problems.add(sp, "service " + name + " is at or below the delegation at " + cut);
         }
+        Name dname = highestCutAbove(name, dnames, false);
+        if (dname != null) {
+          problems.add(sp, "service " + name + " is below the DNAME at " + dname);
+        }
       }
       return cuts;
     }
@@ -348,11 +372,25 @@ public final class ZoneCompiler {
         }
         all.putIfAbsent(origin, new HashMap<>());
       }
-      data.forEach((name, types) -> all.get(name).putAll(types));
+      data.forEach((name, types) -> types.forEach((t, set) -> all.get(name).put(t, sorted(set))));
       Map<Name, ZoneNode> nodes = new HashMap<>();
       all.forEach((name, types) -> nodes.put(name, new ZoneNode(types, services.get(name))));
       return nodes;
     }
+  }
+
+  /**
+   * The RRset with its records in canonical order (RFC 4034 §6.3), the order the reference servers
+   * keep: answers come out the same, and so does which additional data fits a truncated response.
+   */
+  private static RRset sorted(RRset set) {
+    List<Record> records = new ArrayList<>(set.rrs(false));
+    records.sort(null);
+    RRset out = new RRset();
+    for (Record r : records) {
+      out.addRR(r);
+    }
+    return out;
   }
 
   static String describeDataError(String type, String text, String message) {

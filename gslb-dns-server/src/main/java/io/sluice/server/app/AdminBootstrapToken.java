@@ -1,6 +1,7 @@
 package io.sluice.server.app;
 
 import io.sluice.core.config.AdminConfig;
+import io.sluice.core.config.TokenFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,7 +39,8 @@ final class AdminBootstrapToken {
 
   static String readOrCreate(Path file) throws IOException {
     if (Files.exists(file)) {
-      return Files.readString(file, StandardCharsets.UTF_8).trim();
+      // Refuses a file other users could read or replace, and an empty one.
+      return TokenFile.read(file);
     }
     Files.createDirectories(file.getParent());
     byte[] raw = new byte[32];

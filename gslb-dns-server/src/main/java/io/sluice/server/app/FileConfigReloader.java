@@ -52,6 +52,15 @@ public final class FileConfigReloader implements ConfigReloader {
           || !config.dns().threads().equals(running.dns().threads())) {
         log.warn("dns.listen, dns.port and dns.threads changes take effect after a restart");
       }
+      if (!config.dns().maxTcpConnections().equals(running.dns().maxTcpConnections())
+          || !config
+              .dns()
+              .maxTcpConnectionsPerSource()
+              .equals(running.dns().maxTcpConnectionsPerSource())
+          || !config.dns().tcpIdleTimeout().equals(running.dns().tcpIdleTimeout())
+          || !config.dns().tcpMessageTimeout().equals(running.dns().tcpMessageTimeout())) {
+        log.warn("dns TCP limits and timeouts take effect after a restart");
+      }
       // Builds everything once and publishes it in one swap, or throws having changed nothing.
       Snapshot s = node.apply(config, file.toString());
       for (String warning : PolicyPlanner.warnings(s.artifacts())) {

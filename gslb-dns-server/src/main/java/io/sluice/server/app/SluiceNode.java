@@ -96,7 +96,7 @@ public final class SluiceNode implements AutoCloseable {
       GslbMetrics metrics)
       throws InterruptedException {
     Responder responder = new Responder(store, zones, planner, metrics);
-    DnsServer server = DnsServer.start(store.current().config().dns(), responder);
+    DnsServer server = DnsServer.start(store.current().config().dns(), responder, metrics);
     return new SluiceNode(store, publisher, responder, server, metrics);
   }
 

@@ -5,18 +5,21 @@ import io.sluice.admin.rest.AdminServer;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficSystem;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -29,24 +32,29 @@ import org.slf4j.LoggerFactory;
  */
 public final class SluiceRuntime implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SluiceRuntime.class);
+  // How often pool loads are pulled when due and their staleness re-checked.
+  private static final Duration LOAD_TICK = Duration.ofSeconds(1);
 
   private final PrometheusMetrics metrics;
   private final TrafficSystem traffic;
   private final ProbeService probes;
   private final SluiceNode node;
   private final AdminServer admin;
+  private final PoolLoadFeed loads;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
       TrafficSystem traffic,
       ProbeService probes,
       SluiceNode node,
-      AdminServer admin) {
+      AdminServer admin,
+      PoolLoadFeed loads) {
     this.metrics = metrics;
     this.traffic = traffic;
     this.probes = probes;
     this.node = node;
     this.admin = admin;
+    this.loads = loads;
   }
 
   /**
@@ -85,10 +93,15 @@ public final class SluiceRuntime implements AutoCloseable {
     ProbeService probes = null;
     SluiceNode node = null;
     AdminServer admin = null;
+    PoolLoadFeed loads = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
-      traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb);
+      traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner);
       probes = ProbeService.start(store, traffic.auditSink(), gslb, Ticker.SYSTEM);
+      loads =
+          PoolLoadFeed.create(
+              store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
+      loads.start(LOAD_TICK);
       node = SluiceNode.start(store, publisher, planner, gslb);
       FileConfigReloader reloader = new FileConfigReloader(file, overrides, node);
       HangupReload.install(reloader);
@@ -109,13 +122,13 @@ public final class SluiceRuntime implements AutoCloseable {
                 planner,
                 probes.reportSink(),
                 metrics);
-        admin.start();
+        admin.withLoadFeed(loads).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
-      return new SluiceRuntime(metrics, traffic, probes, node, admin);
+      return new SluiceRuntime(metrics, traffic, probes, node, admin, loads);
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
-      new SluiceRuntime(metrics, traffic, probes, node, admin).close();
+      new SluiceRuntime(metrics, traffic, probes, node, admin, loads).close();
       throw e;
     }
   }
@@ -128,6 +141,11 @@ public final class SluiceRuntime implements AutoCloseable {
   /** The admin API, or null when disabled. */
   public AdminServer admin() {
     return admin;
+  }
+
+  /** The pool load feed of the capacity step. */
+  public PoolLoadFeed loads() {
+    return loads;
   }
 
   /** The probe service. */
@@ -148,6 +166,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (node != null) {
       closeQuietly("DNS listeners", node);
+    }
+    if (loads != null) {
+      closeQuietly("pool load feed", loads);
     }
     if (probes != null) {
       closeQuietly("probes", probes);

@@ -305,8 +305,11 @@ class ProtocolTest {
   }
 
   @Test
-  void tcpConnectionsBeyondTheCapAreClosed() throws Exception {
-    String capped = TestZones.CONFIG.replace("maxTcpConnections: 64", "maxTcpConnections: 2");
+  void aFullTableClosesTheConnectionWaitingLongestNotTheNewOne() throws Exception {
+    String capped =
+        TestZones.CONFIG
+            .replace("maxTcpConnections: 64", "maxTcpConnections: 2")
+            .replace("tcpIdleTimeout: 500ms", "tcpIdleTimeout: 1h");
     List<Socket> open = new ArrayList<>();
     try (TestServer small = TestServer.start(capped)) {
       for (int i = 0; i < 2; i++) {
@@ -316,10 +319,15 @@ class ProtocolTest {
         assertEquals(Rcode.NOERROR, new Message(TestServer.readFrame(s)).getRcode());
       }
       try (Socket third = small.tcp()) {
-        third.setSoTimeout(5000);
-        assertEquals(-1, third.getInputStream().read(), "third connection closed at once");
+        TestServer.writeFrame(third, query("www.example.test.", Type.A).toWire());
+        assertEquals(Rcode.NOERROR, new Message(TestServer.readFrame(third)).getRcode());
+        open.get(0).setSoTimeout(5000);
+        assertEquals(-1, open.get(0).getInputStream().read(), "first connection closed");
+        TestServer.writeFrame(open.get(1), query("www.example.test.", Type.A).toWire());
+        assertEquals(Rcode.NOERROR, new Message(TestServer.readFrame(open.get(1))).getRcode());
+        assertEquals(2, small.node.server().openTcpConnections());
+        assertEquals(1, small.node.server().evictedTcpConnections());
       }
-      assertEquals(2, small.node.server().openTcpConnections());
     } finally {
       for (Socket s : open) {
         s.close();

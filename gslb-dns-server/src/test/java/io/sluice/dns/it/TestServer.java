@@ -102,6 +102,24 @@ final class TestServer implements AutoCloseable {
     return out;
   }
 
+  /** The records of one section of {@code m} (OPT aside) as "name TTL TYPE rdata" lines. */
+  static java.util.List<String> section(Message m, int section) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (Record r : m.getSection(section)) {
+      if (r.getType() != org.xbill.DNS.Type.OPT) {
+        out.add(
+            r.getName()
+                + " "
+                + r.getTTL()
+                + " "
+                + org.xbill.DNS.Type.string(r.getType())
+                + " "
+                + r.rdataToString());
+      }
+    }
+    return out;
+  }
+
   @Override
   public void close() {
     node.close();

@@ -12,6 +12,7 @@ final class TestZones {
         threads: 1
         udpPayloadSize: 1232
         tcpIdleTimeout: 500ms
+        tcpMessageTimeout: 500ms
         maxTcpConnections: 64
       pools:
         east:

@@ -1,7 +1,7 @@
 package io.sluice.dns.response;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
@@ -10,8 +10,8 @@ import org.xbill.DNS.Type;
 
 /** The direct-mapped template cache: hits only on the same owner instance, name and type. */
 class ResponseCacheTest {
-  private static final byte[] T1 = {1};
-  private static final byte[] T2 = {2};
+  private static final Template T1 = Template.of(new byte[] {1});
+  private static final Template T2 = Template.of(new byte[] {2});
 
   @Test
   void hitsIgnoreLetterCaseButNotOwnerOrType() throws Exception {
@@ -20,7 +20,7 @@ class ResponseCacheTest {
     Name lower = Name.fromString("www.example.test.");
     cache.put(decision, lower, Type.A, T1);
 
-    assertArrayEquals(T1, cache.get(decision, Name.fromString("WWW.Example.TEST."), Type.A));
+    assertSame(T1, cache.get(decision, Name.fromString("WWW.Example.TEST."), Type.A));
     assertNull(cache.get(new Object(), lower, Type.A), "another owner instance");
     assertNull(cache.get(null, lower, Type.A), "zone data is not a decision");
     assertNull(cache.get(decision, lower, Type.AAAA), "another type");
@@ -35,7 +35,7 @@ class ResponseCacheTest {
     cache.put(null, a, Type.A, T1);
     cache.put(null, b, Type.A, T2);
     assertNull(cache.get(null, a, Type.A));
-    assertArrayEquals(T2, cache.get(null, b, Type.A));
+    assertSame(T2, cache.get(null, b, Type.A));
   }
 
   @Test

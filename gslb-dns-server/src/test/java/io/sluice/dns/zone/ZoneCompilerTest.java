@@ -78,6 +78,12 @@ class ZoneCompilerTest {
                 + "{ name: x.sub, type: MX, data: '10 m.example.org.' } ]",
             "zones[0].records[1]: x.sub.example.test. MX is below the delegation at sub.example.test."),
         new Bad(
+            "data below a DNAME",
+            "records: [ { name: old, type: DNAME, data: new.example.test. }, "
+                + "{ name: www.old, type: A, data: 192.0.2.1 } ]",
+            "zones[0].records[1]: www.old.example.test. is below the DNAME at old.example.test."
+                + " and would never be served (RFC 6672 §2.3)"),
+        new Bad(
             "delegation without glue",
             "records: [ { name: sub, type: NS, data: ns1.sub.example.test. } ]",
             "zones[0].records[0]: the delegation sub.example.test. needs glue: no A or AAAA record"

@@ -23,8 +23,63 @@ import java.util.ArrayDeque;
  * </pre>
  */
 public final class VerdictGate {
-  /** The outcome of one proposal. */
-  public record Outcome(Verdict verdict, boolean changed, String reason, long retryAtNanos) {}
+  /** Which rule of the gate shaped an outcome; its text is what status and the audit show. */
+  public sealed interface Rule {
+    /** The rule in words, as status and audit events show it. */
+    String text();
+
+    /** A flip back within the cooldown was held. */
+    record Cooldown() implements Rule {
+      @Override
+      public String text() {
+        return "cooldown";
+      }
+    }
+
+    /** A worsening ended the cooldown early on {@code streak} consecutive failed runs. */
+    record CooldownBroken(int streak) implements Rule {
+      @Override
+      public String text() {
+        return "cooldown broken by " + streak + " consecutive results";
+      }
+    }
+
+    /** A change was held back by a running flap-damping hold. */
+    record FlapDamping() implements Rule {
+      @Override
+      public String text() {
+        return "flap damping";
+      }
+    }
+
+    /** Too many changes in the flap window: a hold of {@code seconds} starts now. */
+    record FlapHoldStarted(int changes, long seconds) implements Rule {
+      @Override
+      public String text() {
+        return "flap damping: "
+            + changes
+            + " changes within the flap window, held for "
+            + seconds
+            + " s";
+      }
+    }
+  }
+
+  /**
+   * The outcome of one proposal: the verdict now, whether it changed, the rule that shaped it (null
+   * when the evidence simply applied) and when a held proposal is worth making again.
+   */
+  public record Outcome(Verdict verdict, boolean changed, Rule rule, long retryAtNanos) {
+    /** The rule in words, or null. */
+    public String reason() {
+      return rule == null ? null : rule.text();
+    }
+
+    /** True when this outcome starts a flap-damping hold. */
+    public boolean startsFlapHold() {
+      return changed && rule instanceof Rule.FlapHoldStarted;
+    }
+  }
 
   private final long cooldownNanos;
   private final int cooldownBreak;
@@ -82,18 +137,18 @@ public final class VerdictGate {
     }
     boolean worse = rank(candidate) > rank(current);
     if (held(nowNanos) && !worse) {
-      return new Outcome(current, false, "flap damping", holdUntilNanos);
+      return new Outcome(current, false, new Rule.FlapDamping(), holdUntilNanos);
     }
-    String reason = null;
+    Rule reason = null;
     if (!provisional && hasChanged && worse != lastWorse) {
       long until = lastChangeNanos + cooldownNanos;
       if (nowNanos < until) {
         // Only a failure may end a cooldown early: failing over is safe, coming back early is
         // exactly the flapping the cooldown exists to stop.
         if (!worse || cooldownBreak <= 0 || streak < cooldownBreak) {
-          return new Outcome(current, false, "cooldown", until);
+          return new Outcome(current, false, new Rule.Cooldown(), until);
         }
-        reason = "cooldown broken by " + streak + " consecutive results";
+        reason = new Rule.CooldownBroken(streak);
       }
     }
     if (provisional) {
@@ -130,11 +185,7 @@ public final class VerdictGate {
       return new Outcome(
           current,
           true,
-          "flap damping: "
-              + changeCount
-              + " changes within the flap window, held for "
-              + (holdUntilNanos - nowNanos) / 1_000_000_000L
-              + " s",
+          new Rule.FlapHoldStarted(changeCount, (holdUntilNanos - nowNanos) / 1_000_000_000L),
           holdUntilNanos);
     }
     current = candidate;

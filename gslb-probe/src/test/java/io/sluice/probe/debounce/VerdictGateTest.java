@@ -27,6 +27,7 @@ class VerdictGateTest {
     g.propose(Verdict.DOWN, 3, 10 * S);
     VerdictGate.Outcome early = g.propose(Verdict.UP, 2, 30 * S);
     assertFalse(early.changed());
+    assertEquals(new VerdictGate.Rule.Cooldown(), early.rule());
     assertEquals("cooldown", early.reason());
     assertEquals(70 * S, early.retryAtNanos());
     assertFalse(g.propose(Verdict.UP, 50, 69 * S).changed(), "a recovery never breaks it");
@@ -35,7 +36,9 @@ class VerdictGateTest {
     assertFalse(g.propose(Verdict.DOWN, 5, 75 * S).changed());
     VerdictGate.Outcome broken = g.propose(Verdict.DOWN, 6, 76 * S);
     assertTrue(broken.changed());
-    assertTrue(broken.reason().startsWith("cooldown broken by 6"), broken.reason());
+    assertEquals(new VerdictGate.Rule.CooldownBroken(6), broken.rule());
+    assertEquals("cooldown broken by 6 consecutive results", broken.reason());
+    assertFalse(broken.startsFlapHold(), "a broken cooldown is a verdict change, not a hold");
   }
 
   @Test
@@ -69,14 +72,19 @@ class VerdictGateTest {
       assertTrue(g.propose(i % 2 == 0 ? Verdict.DOWN : Verdict.UP, 3, t).changed());
     }
     VerdictGate.Outcome hold = g.propose(Verdict.DOWN, 3, t);
-    assertTrue(hold.reason().startsWith("flap damping"), hold.reason());
+    assertEquals(new VerdictGate.Rule.FlapHoldStarted(5, 120), hold.rule());
+    assertTrue(hold.startsFlapHold());
+    assertEquals("flap damping: 5 changes within the flap window, held for 120 s", hold.reason());
     assertEquals(Verdict.DOWN, g.current());
     assertEquals(t + 120 * S, g.holdUntilNanos());
-    assertFalse(g.propose(Verdict.UP, 10, t + 60 * S).changed());
+    VerdictGate.Outcome held = g.propose(Verdict.UP, 10, t + 60 * S);
+    assertFalse(held.changed());
+    assertEquals(new VerdictGate.Rule.FlapDamping(), held.rule());
+    assertFalse(held.startsFlapHold(), "a change held by a running hold starts none");
     long after = t + 121 * S;
     assertTrue(g.propose(Verdict.UP, 2, after).changed(), "one change after a hold");
     VerdictGate.Outcome again = g.propose(Verdict.DOWN, 3, after + 5 * S);
-    assertTrue(again.reason().startsWith("flap damping"), again.reason());
+    assertTrue(again.startsFlapHold(), again.reason());
     assertEquals(after + 5 * S + 240 * S, g.holdUntilNanos());
   }
 }
