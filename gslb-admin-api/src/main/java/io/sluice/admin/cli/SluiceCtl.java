@@ -43,7 +43,9 @@ import picocli.CommandLine.ScopeType;
       "The server and token come from --url/--token (or --token-file), else",
       "SLUICE_ADMIN_URL/SLUICE_TOKEN, else the config file (--config, SLUICE_CTL_CONFIG, or",
       "~/.config/sluice/ctl.properties with lines url=..., token=..., dns=..., caFile=...); with",
-      "no token there, the token is read from SLUICE_TOKEN_FILE (a node's <stateDir>/admin.token).",
+      "no token there, the token is read from SLUICE_TOKEN_FILE. Last, --state-dir DIR (or",
+      "SLUICE_STATE_DIR) reaches the local node owning DIR: the admin URL and DNS address it",
+      "recorded in DIR/node.properties, and its DIR/admin.token.",
       "A private CA for https:// comes from --ca-file, SLUICE_CA_FILE or caFile= (relative to the",
       "config file).",
       "Exit codes: 0 ok, 1 failed, 2 usage, 3 refused or unauthorised.",
@@ -77,6 +79,16 @@ final class SluiceCtl {
           "Read the bearer token from FILE, for example a node's <stateDir>/admin.token"
               + " (default: SLUICE_TOKEN_FILE, after every other source).")
   Path tokenFile;
+
+  @Option(
+      names = "--state-dir",
+      scope = ScopeType.INHERIT,
+      paramLabel = "DIR",
+      description =
+          "A local node's state directory: its recorded admin URL and DNS address"
+              + " (node.properties) and its admin.token, used when nothing else sets them"
+              + " (default: SLUICE_STATE_DIR).")
+  Path stateDir;
 
   @Option(
       names = "--config",
@@ -114,14 +126,43 @@ final class SluiceCtl {
   private Path loadedFrom;
 
   String resolvedUrl() {
-    return first(url, io.env().get("SLUICE_ADMIN_URL"), fileValue("url"), DEFAULT_URL);
+    String u = first(url, io.env().get("SLUICE_ADMIN_URL"), fileValue("url"), null);
+    if (u != null) {
+      return u;
+    }
+    Path dir = nodeStateDir();
+    if (dir == null) {
+      return DEFAULT_URL;
+    }
+    NodeRecord node = NodeRecord.read(dir);
+    if (node.adminUrl() == null) {
+      throw new CtlException(
+          CtlMain.USAGE,
+          "the node recorded in " + dir.resolve(NodeRecord.FILE) + " has no admin API enabled");
+    }
+    return node.adminUrl();
+  }
+
+  /** The DNS address recorded by the node in the state directory, or null when none is given. */
+  String recordedDns() {
+    Path dir = nodeStateDir();
+    return dir == null ? null : NodeRecord.read(dir).dns();
+  }
+
+  /** {@code --state-dir}, else {@code SLUICE_STATE_DIR}, else null. */
+  private Path nodeStateDir() {
+    if (stateDir != null) {
+      return stateDir;
+    }
+    String env = io.env().get("SLUICE_STATE_DIR");
+    return env == null || env.isBlank() ? null : Path.of(env);
   }
 
   /**
    * The token, from the first source that has one: {@code --token}, {@code --token-file}, {@code
-   * SLUICE_TOKEN}, the config file's {@code token=}, then {@code SLUICE_TOKEN_FILE}. The
-   * environment's file comes last so that the launcher's default (the local node's token) never
-   * overrides a token the operator chose.
+   * SLUICE_TOKEN}, the config file's {@code token=}, {@code SLUICE_TOKEN_FILE}, then the state
+   * directory's {@code admin.token}. The local node's token comes last so that it never overrides a
+   * token the operator chose.
    */
   String resolvedToken() {
     if (token != null && !token.isBlank()) {
@@ -138,10 +179,14 @@ final class SluiceCtl {
     if (envFile != null && !envFile.isBlank()) {
       return readTokenFile(Path.of(envFile), "SLUICE_TOKEN_FILE");
     }
+    Path dir = nodeStateDir();
+    if (dir != null) {
+      return readTokenFile(dir.resolve("admin.token"), "--state-dir");
+    }
     throw new CtlException(
         CtlMain.USAGE,
-        "no token: pass --token or --token-file, set SLUICE_TOKEN or SLUICE_TOKEN_FILE,"
-            + " or put token= in the config file");
+        "no token: pass --token, --token-file or --state-dir, set SLUICE_TOKEN or"
+            + " SLUICE_TOKEN_FILE, or put token= in the config file");
   }
 
   /**

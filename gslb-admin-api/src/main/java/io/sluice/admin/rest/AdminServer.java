@@ -30,6 +30,8 @@ import io.sluice.admin.auth.TokenAuthenticator;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.Problems;
+import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.ConfigReloader;
 import io.sluice.core.control.ControlPlane;
 import io.sluice.core.health.PoolLoadFeed;
@@ -95,6 +97,11 @@ public final class AdminServer implements AutoCloseable {
     this(config, store, control, reloader, explainer, probeSink, metrics, Ticker.SYSTEM);
   }
 
+  /**
+   * A server whose listener follows {@code config} (bound at start); the tokens it accepts are
+   * always those of the configuration published in {@code store}, so a reload adds and revokes
+   * them.
+   */
   public AdminServer(
       AdminConfig config,
       SnapshotStore store,
@@ -121,7 +128,8 @@ public final class AdminServer implements AutoCloseable {
     this.handler =
         new AdminHandler(
             router,
-            new TokenAuthenticator(config.tokens()),
+            // The tokens of the published configuration: a reload adds and revokes them.
+            TokenAuthenticator.following(() -> store.current().config().admin().tokens()),
             new FailedAuthLimiter(config.authFailuresPerMinute(), ticker),
             ConfigLoader.jsonMapper(),
             guard,
@@ -249,6 +257,43 @@ public final class AdminServer implements AutoCloseable {
           "admin.tls: cannot use certFile " + cert + " with keyFile " + key + ": " + e.getMessage(),
           e);
     }
+  }
+
+  /**
+   * Adds a problem at {@code admin.tls} when the configured certificate or key cannot be read, or
+   * they cannot be used together, so that {@code sluice check} and the start find it before any
+   * socket is bound.
+   */
+  public static void checkTls(SluiceConfig config, Problems problems) {
+    AdminConfig admin = config.admin();
+    if (!admin.enabled() || admin.tls() == null) {
+      return;
+    }
+    if (admin.tls().certFile() == null || admin.tls().keyFile() == null) {
+      return; // reported by the configuration's own validation
+    }
+    File cert = config.resolve(admin.tls().certFile()).toFile();
+    File key = config.resolve(admin.tls().keyFile()).toFile();
+    boolean readable = readable(problems, "admin.tls.certFile", admin.tls().certFile(), cert);
+    readable &= readable(problems, "admin.tls.keyFile", admin.tls().keyFile(), key);
+    if (!readable) {
+      return;
+    }
+    try {
+      SslContextBuilder.forServer(cert, key).build();
+    } catch (SSLException | IllegalArgumentException e) {
+      problems.add(
+          "admin.tls",
+          "cannot use certFile " + cert + " with keyFile " + key + ": " + e.getMessage());
+    }
+  }
+
+  private static boolean readable(Problems problems, String path, String given, File file) {
+    if (file.canRead() && file.isFile()) {
+      return true;
+    }
+    problems.add(path, "cannot read '" + given + "' (resolved to " + file + ")");
+    return false;
   }
 
   /** Connections evicted, refused and timed out so far, and those open now. */

@@ -281,6 +281,7 @@ final class CommandRoutes {
     m.put("snapshotVersion", r.snapshotVersion());
     m.put("changed", r.changed());
     m.put("message", r.message());
+    m.putAll(r.details());
     return ApiResponse.ok(m);
   }
 }

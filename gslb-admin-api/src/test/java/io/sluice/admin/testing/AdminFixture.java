@@ -63,13 +63,17 @@ public final class AdminFixture implements AutoCloseable {
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final ObjectMapper json = new ObjectMapper();
 
-  /** The example configuration, with {@code adminExtra} appended to its admin section. */
+  /**
+   * The example configuration, with {@code adminExtra} appended to its admin section; a key given
+   * there replaces the default (a key may appear only once).
+   */
   public static String yaml(String adminExtra) {
+    String limit = adminExtra.contains("authFailuresPerMinute:") ? "" : "authFailuresPerMinute: 3";
     return """
         admin:
           listen: 127.0.0.1
           port: 0
-          authFailuresPerMinute: 3
+          %s
           maxBodyBytes: 4096
           tokens:
             - { name: vera, role: viewer, sha256: %s }
@@ -105,6 +109,7 @@ public final class AdminFixture implements AutoCloseable {
                 pools: [eu-west-1, us-east-1]
         """
         .formatted(
+            limit,
             TokenAuthenticator.hash(VIEWER),
             TokenAuthenticator.hash(OPERATOR),
             TokenAuthenticator.hash(ADMIN),

@@ -3,8 +3,10 @@ package io.sluice.core.config;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The admin REST API listener: address, bearer tokens (stored as SHA-256 hashes only), optional
@@ -90,8 +92,21 @@ public record AdminConfig(
     if (tls != null) {
       tls.validate(Problems.child(path, "tls"), p);
     }
+    Map<String, Integer> names = new HashMap<>();
     for (int i = 0; i < tokens.size(); i++) {
-      tokens.get(i).validate(Problems.index(Problems.child(path, "tokens"), i), p);
+      String tp = Problems.index(Problems.child(path, "tokens"), i);
+      tokens.get(i).validate(tp, p);
+      // The name is the actor in the audit log and in reload results: it must say who it was.
+      Integer first =
+          tokens.get(i).name() == null ? null : names.putIfAbsent(tokens.get(i).name(), i);
+      if (first != null) {
+        p.add(
+            Problems.child(tp, "name"),
+            "'"
+                + tokens.get(i).name()
+                + "' is already the name of "
+                + Problems.index(Problems.child(path, "tokens"), first));
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 package io.sluice.server.app;
 
 import io.sluice.core.config.AdminConfig;
+import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.TokenFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +26,18 @@ final class AdminBootstrapToken {
   static final String FILE = "admin.token";
 
   private AdminBootstrapToken() {}
+
+  /**
+   * {@code config} with the local token as its only admin token when it declares none and the admin
+   * API is enabled; otherwise unchanged. The token file is kept in {@code stateDir}. Applied on
+   * start and on every reload, so the published configuration holds the tokens the API accepts.
+   */
+  static SluiceConfig applyTo(SluiceConfig config, Path stateDir) throws IOException {
+    if (!config.admin().enabled() || !config.admin().tokens().isEmpty()) {
+      return config;
+    }
+    return config.withAdmin(apply(config.admin(), stateDir));
+  }
 
   /** {@code admin} with the local token added when it declares no tokens; otherwise unchanged. */
   static AdminConfig apply(AdminConfig admin, Path stateDir) throws IOException {
