@@ -5,26 +5,35 @@ import io.sluice.core.audit.FileAuditLog;
 import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.Actor;
+import io.sluice.core.control.AuditEvent;
 import io.sluice.core.control.CommandRejectedException;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.SwitchRecord;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
-import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.store.DurableLog;
+import io.sluice.core.store.StoreUnavailableException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The single writer of the traffic state: applies one {@link Outcome} at a time under a fair lock,
- * publishing the next snapshot, making the state durable and auditing it before acknowledging.
+ * The single writer of the traffic state: applies one {@link Outcome} at a time under a fair lock.
+ * Each change is validated by its command, then written to the journal together with its audit
+ * event and finished switch records (one fsync), then the audit log line and switch records are
+ * written from it, and only then is the next snapshot published and the caller answered. A change
+ * that cannot be made durable is not published and the caller gets a {@link
+ * StoreUnavailableException}; the store then reports itself unhealthy.
  */
 final class StateWriter {
+  private static final System.Logger LOG = System.getLogger(StateWriter.class.getName());
+
   private final SnapshotStore store;
   private final DurableLog log;
   private final FileAuditLog audit;
@@ -34,8 +43,17 @@ final class StateWriter {
   private final ObjectMapper json;
   private final ReentrantLock lock = new ReentrantLock(true);
   private volatile ControlState state;
+  // Why the store is unhealthy (null when healthy): a failed journal or audit write.
+  private volatile String problem;
+  // The audit event of the last durable change when its audit log line could not be written.
+  private AuditEvent auditBehind;
+  // Finished switch records of the last durable change not yet in switches.jsonl.
+  private List<SwitchRecord> switchesBehind = List.of();
 
-  /** Restores the last durable state and publishes it into {@code store}. */
+  /**
+   * Restores the last durable state and publishes it into {@code store}; re-derives the audit line
+   * of the last change if it was lost (the process stopped, or the write failed, after the fsync).
+   */
   StateWriter(
       SnapshotStore store,
       DurableLog log,
@@ -53,10 +71,29 @@ final class StateWriter {
     this.metrics = metrics;
     this.json = json;
     Optional<byte[]> saved = log.recover();
-    this.state =
-        saved.isPresent() ? json.readValue(saved.get(), ControlState.class) : ControlState.INITIAL;
-    publish(state);
+    JournalEntry last = saved.isPresent() ? JournalEntry.decode(json, saved.get()) : null;
+    this.state = last == null ? ControlState.INITIAL : last.state();
+    if (last != null && last.audit() != null && state.revision() > audit.lastRevision()) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "the audit line of traffic state revision {0} was lost; writing it from the journal",
+          state.revision());
+      writeAudit(last.audit());
+    }
+    if (last != null && last.switches() != null) {
+      // Rewriting a record that is already there is harmless: the newest copy of an id wins.
+      Map<String, SwitchRecord> written = switchLog.byId();
+      List<SwitchRecord> missing =
+          last.switches().stream()
+              .filter(r -> !written.containsKey(r.id()) || !written.get(r.id()).equals(r))
+              .toList();
+      if (!missing.isEmpty()) {
+        writeSwitches(missing);
+      }
+    }
+    store.update(s -> s.withTraffic(PlanProjection.project(state, s.config())));
     reportTtls(state);
+    metrics.storeHealthy(problem == null);
   }
 
   /** The durable state now in effect. */
@@ -114,56 +151,180 @@ final class StateWriter {
     }
   }
 
+  /** Why the store is unhealthy, or empty when its last write succeeded. */
+  Optional<String> problem() {
+    return Optional.ofNullable(problem);
+  }
+
   /**
-   * Publishes, persists and audits one change. The snapshot is published first so that answers
-   * change at once (a rollback is not delayed by the fsync); the command is acknowledged only after
-   * the journal record is durable, and a failed write restores the previous snapshot.
+   * Makes one change durable and audited, then publishes it: validate (done by the caller) →
+   * journal record with its audit event (one fsync) → audit log line → publish → reply. Versions
+   * are assigned under the snapshot store's writer lock, so the audit event names the exact version
+   * that answers follow.
    */
   private CommandResult apply(
       Actor actor, String reason, String requestId, Outcome o, long startedNanos) {
-    ControlState prev = state;
-    long before = store.current().version();
-    ControlState next = o.next().nextRevision();
-    Snapshot after = publish(next);
-    long effectiveNanos = System.nanoTime() - startedNanos;
-    CommandResult result = new CommandResult(after.version(), true, o.message());
-    if (requestId != null) {
-      next = next.withRequest(requestId, result);
+    if ((auditBehind != null && !writeAudit(auditBehind))
+        || (!switchesBehind.isEmpty() && !writeSwitches(switchesBehind))) {
+      // An unaudited change must not be followed by more: the journal keeps only the last event.
+      throw StoreUnavailableException.still(problem);
     }
+    ControlState revised = o.next().nextRevision();
+    long now = ticker.currentTimeMillis();
+    CommandResult[] result = new CommandResult[1];
     try {
-      for (SwitchRecord r : o.finished()) {
-        SwitchRecord done = r;
-        if ("rolled-back".equals(r.outcome())) {
-          done =
-              Switches.finish(
-                  r,
-                  r.outcome(),
-                  r.endedMillis(),
-                  rollbackTiming(r, effectiveNanos, store.current().config()));
-        }
-        switchLog.append(done);
-      }
-      log.commit(json.writeValueAsBytes(next));
+      store.update(
+          s -> s.withTraffic(PlanProjection.project(revised, s.config())),
+          versioned -> {
+            CommandResult r = new CommandResult(versioned.version(), true, o.message());
+            ControlState next = requestId == null ? revised : revised.withRequest(requestId, r);
+            long effectiveNanos = System.nanoTime() - startedNanos;
+            List<SwitchRecord> finished = new ArrayList<>();
+            for (SwitchRecord sr : o.finished()) {
+              SwitchRecord done = sr;
+              if ("rolled-back".equals(sr.outcome())) {
+                done =
+                    Switches.finish(
+                        sr,
+                        sr.outcome(),
+                        sr.endedMillis(),
+                        rollbackTiming(sr, effectiveNanos, versioned.config()));
+              }
+              finished.add(done);
+            }
+            Map<String, Object> details = new LinkedHashMap<>(o.details());
+            details.put("revision", next.revision());
+            AuditEvent event =
+                new AuditEvent(
+                    0,
+                    now,
+                    actor.name(),
+                    actor.role(),
+                    o.action(),
+                    o.service(),
+                    reason == null ? o.message() : reason,
+                    versioned.version() - 1,
+                    versioned.version(),
+                    details);
+            log.commit(json.writeValueAsBytes(new JournalEntry(next, event, finished)));
+            state = next;
+            writeAudit(event);
+            if (!finished.isEmpty()) {
+              writeSwitches(finished);
+            }
+            result[0] = r;
+          });
     } catch (IOException e) {
-      publish(prev);
-      throw new UncheckedIOException("cannot persist the traffic state", e);
+      StoreUnavailableException failure =
+          StoreUnavailableException.of(
+              log.location(), e, "the change was not applied and nothing was published");
+      unhealthy(failure.getMessage(), e);
+      throw failure;
     }
-    state = next;
+    if (result[0] == null) {
+      // The projection produced the same snapshot object: nothing to persist or publish.
+      return new CommandResult(store.current().version(), false, o.message());
+    }
+    if (auditBehind == null && switchesBehind.isEmpty()) {
+      healthy();
+    }
     if ("rollback".equals(o.action()) || "reject".equals(o.action())) {
-      metrics.rollback(o.service() == null ? "*" : o.service(), effectiveNanos);
+      metrics.rollback(o.service() == null ? "*" : o.service(), System.nanoTime() - startedNanos);
     }
-    Map<String, Object> details = new LinkedHashMap<>(o.details());
-    details.put("revision", next.revision());
-    audit.append(
-        actor,
-        o.action(),
-        o.service(),
-        reason == null ? o.message() : reason,
-        before,
-        after.version(),
-        details);
-    reportTtls(next);
-    return result;
+    reportTtls(state);
+    return result[0];
+  }
+
+  /**
+   * While the store is unhealthy, retries what failed (the pending audit line or switch records,
+   * else a test write), so that {@code /readyz} and the metric recover once space is freed even
+   * when no command comes. Called by the controller's tick.
+   */
+  void retryIfUnhealthy() {
+    if (problem == null) {
+      return;
+    }
+    lock.lock();
+    try {
+      if ((auditBehind != null && !writeAudit(auditBehind))
+          || (!switchesBehind.isEmpty() && !writeSwitches(switchesBehind))) {
+        return;
+      }
+      try {
+        log.checkWritable();
+        healthy();
+      } catch (IOException e) {
+        unhealthy(
+            StoreUnavailableException.of(log.location(), e, "changes are refused until it can be")
+                .getMessage(),
+            e);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Writes one audit line from a journal record; on failure the store reports itself unhealthy. */
+  private boolean writeAudit(AuditEvent a) {
+    try {
+      audit.append(a);
+      auditBehind = null;
+      return true;
+    } catch (IOException | UncheckedIOException e) {
+      auditBehind = a;
+      IOException cause = e instanceof IOException io ? io : ((UncheckedIOException) e).getCause();
+      unhealthy(
+          StoreUnavailableException.of(
+                  "audit log",
+                  cause,
+                  "the last change is durable and its audit event is kept in the journal; no"
+                      + " further change is accepted until the audit log can be written")
+              .getMessage(),
+          e);
+      return false;
+    }
+  }
+
+  /** Appends finished switch records from a journal record; on failure the store is unhealthy. */
+  private boolean writeSwitches(List<SwitchRecord> records) {
+    try {
+      for (SwitchRecord r : records) {
+        switchLog.append(r);
+      }
+      switchesBehind = List.of();
+      return true;
+    } catch (IOException e) {
+      switchesBehind = List.copyOf(records);
+      unhealthy(
+          StoreUnavailableException.of(
+                  "switch records",
+                  e,
+                  "the last change is durable and its switch records are kept in the journal; no"
+                      + " further change is accepted until they can be written")
+              .getMessage(),
+          e);
+      return false;
+    }
+  }
+
+  private void unhealthy(String why, Exception e) {
+    boolean first = problem == null;
+    problem = why;
+    metrics.storeHealthy(false);
+    if (first) {
+      LOG.log(System.Logger.Level.ERROR, why, e);
+    } else {
+      // Retries (every controller tick, every command) repeat the same failure: one line each.
+      LOG.log(System.Logger.Level.ERROR, why);
+    }
+  }
+
+  private void healthy() {
+    if (problem != null) {
+      problem = null;
+      metrics.storeHealthy(true);
+      LOG.log(System.Logger.Level.INFO, "the state store is writable again");
+    }
   }
 
   private Map<String, Object> rollbackTiming(SwitchRecord r, long nanos, SluiceConfig config) {
@@ -175,10 +336,6 @@ final class StateWriter {
       d.put("sharesRestoredByMillis", r.endedMillis() + cfg.traffic().shiftTtl() * 1000);
     }
     return d;
-  }
-
-  private Snapshot publish(ControlState cs) {
-    return store.update(s -> s.withTraffic(PlanProjection.project(cs, s.config())));
   }
 
   private void reportTtls(ControlState cs) {
