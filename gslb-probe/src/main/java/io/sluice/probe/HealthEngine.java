@@ -12,6 +12,7 @@ import io.sluice.core.health.EndpointHealth;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.HealthPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.probe.canary.CanaryWatch;
@@ -69,6 +70,7 @@ final class HealthEngine {
   private final TaskScheduler ts;
   private final CheckSource checks;
   private final SnapshotStore store;
+  private final HealthPublisher publisher;
   private final AuditSink audit;
   private final GslbMetrics metrics;
   private final ProbeScheduler scheduler;
@@ -96,12 +98,14 @@ final class HealthEngine {
       TaskScheduler ts,
       CheckSource checks,
       SnapshotStore store,
+      HealthPublisher publisher,
       AuditSink audit,
       GslbMetrics metrics,
       RandomGenerator random) {
     this.ts = ts;
     this.checks = checks;
     this.store = store;
+    this.publisher = publisher;
     this.audit = audit;
     this.metrics = metrics;
     int max = store.current().config().probes().maxInFlight();
@@ -642,17 +646,11 @@ final class HealthEngine {
     Set<String> gone = Set.copyOf(removed);
     dirty.clear();
     removed.clear();
-    // The version this batch was applied to, taken from the snapshot the store really replaced
-    // (the last run of the function): other writers publish too, and a batch that changes nothing
-    // publishes no version, so "after minus one" would name the wrong snapshot.
-    long[] versionBefore = new long[1];
-    Snapshot after =
-        store.update(
-            s -> {
-              versionBefore[0] = s.version();
-              var h = s.health().withAll(batch, gone);
-              return h == s.health() ? s : s.withHealth(h);
-            });
+    // Through the publisher, so that what the verdicts cause (a failover, the short TTL) goes out
+    // in the same snapshot as the verdicts themselves.
+    HealthPublisher.Published published = publisher.publish(h -> h.withAll(batch, gone));
+    Snapshot after = published.after();
+    long versionBefore = published.versionBefore();
     List<Change> events = List.copyOf(changes);
     changes.clear();
     for (Change c : events) {
@@ -660,13 +658,7 @@ final class HealthEngine {
       boolean firstUp = c.from() == Verdict.UNKNOWN && c.to() == Verdict.UP;
       if (!firstUp) {
         audit.append(
-            Actor.PROBE,
-            c.action(),
-            null,
-            c.reason(),
-            versionBefore[0],
-            after.version(),
-            c.details());
+            Actor.PROBE, c.action(), null, c.reason(), versionBefore, after.version(), c.details());
       }
       if (c.key() != null && c.from() != c.to()) {
         metrics.verdictChange(c.key(), c.from().name(), c.to().name());

@@ -8,7 +8,9 @@ import io.sluice.core.control.Actor;
 import io.sluice.core.control.CommandRejectedException;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.SwitchRecord;
+import io.sluice.core.health.HealthView;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.HealthPublisher;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
@@ -16,15 +18,18 @@ import io.sluice.core.store.DurableLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.UnaryOperator;
 
 /**
  * The single writer of the traffic state: applies one {@link Outcome} at a time under a fair lock,
  * publishing the next snapshot, making the state durable and auditing it before acknowledging.
  */
 final class StateWriter {
+  private static final System.Logger LOG = System.getLogger(StateWriter.class.getName());
   private final SnapshotStore store;
   private final DurableLog log;
   private final FileAuditLog audit;
@@ -115,33 +120,81 @@ final class StateWriter {
   }
 
   /**
-   * Publishes, persists and audits one change. The snapshot is published first so that answers
-   * change at once (a rollback is not delayed by the fsync); the command is acknowledged only after
-   * the journal record is durable, and a failed write restores the previous snapshot.
+   * Publishes a batch of verdicts together with the controller's reaction to it: one snapshot
+   * carries both, so the first answer that follows the verdicts already follows the reaction (the
+   * short TTL of a failover it starts, for one). Call under the writer lock. When the reaction
+   * cannot be made durable, the verdicts stay published alone and the next tick retries it.
    */
-  private CommandResult apply(
-      Actor actor, String reason, String requestId, Outcome o, long startedNanos) {
-    ControlState prev = state;
-    long before = store.current().version();
-    ControlState next = o.next().nextRevision();
-    Snapshot after = publish(next);
-    long effectiveNanos = System.nanoTime() - startedNanos;
-    CommandResult result = new CommandResult(after.version(), true, o.message());
-    if (requestId != null) {
-      next = next.withRequest(requestId, result);
+  HealthPublisher.Published healthStep(UnaryOperator<HealthView> health, List<Outcome> reaction) {
+    if (reaction.isEmpty()) {
+      return HealthPublisher.direct(store).publish(health);
     }
     try {
-      for (SwitchRecord r : o.finished()) {
-        SwitchRecord done = r;
-        if ("rolled-back".equals(r.outcome())) {
-          done =
-              Switches.finish(
-                  r,
-                  r.outcome(),
-                  r.endedMillis(),
-                  rollbackTiming(r, effectiveNanos, store.current().config()));
+      Applied a = apply(Actor.CONTROLLER, null, null, reaction, health, System.nanoTime());
+      return new HealthPublisher.Published(a.versionBefore(), a.after());
+    } catch (UncheckedIOException e) {
+      LOG.log(
+          System.Logger.Level.ERROR,
+          "cannot persist the controller's reaction to new verdicts; the verdicts are published"
+              + " and the next controller step retries it",
+          e);
+      Snapshot now = store.current();
+      return new HealthPublisher.Published(now.version() - 1, now);
+    }
+  }
+
+  /** What one applied change published. */
+  private record Applied(CommandResult result, long versionBefore, Snapshot after) {}
+
+  private CommandResult apply(
+      Actor actor, String reason, String requestId, Outcome o, long startedNanos) {
+    return apply(actor, reason, requestId, List.of(o), UnaryOperator.identity(), startedNanos)
+        .result();
+  }
+
+  /**
+   * Publishes, persists and audits one change: the outcomes in order (each the next state of the
+   * one before), in one snapshot with {@code health} applied. The snapshot is published first so
+   * that answers change at once (a rollback is not delayed by the fsync); the command is
+   * acknowledged only after the journal record is durable, and a failed write restores the previous
+   * traffic state.
+   */
+  private Applied apply(
+      Actor actor,
+      String reason,
+      String requestId,
+      List<Outcome> outcomes,
+      UnaryOperator<HealthView> health,
+      long startedNanos) {
+    ControlState prev = state;
+    Outcome last = outcomes.get(outcomes.size() - 1);
+    ControlState revised = last.next().nextRevision();
+    long[] replaced = new long[1];
+    Snapshot after =
+        store.update(
+            s -> {
+              replaced[0] = s.version();
+              return HealthPublisher.applied(s, health)
+                  .withTraffic(PlanProjection.project(revised, s.config()));
+            });
+    long before = replaced[0];
+    long effectiveNanos = System.nanoTime() - startedNanos;
+    CommandResult result = new CommandResult(after.version(), true, last.message());
+    ControlState next = requestId == null ? revised : revised.withRequest(requestId, result);
+    try {
+      for (Outcome o : outcomes) {
+        for (SwitchRecord r : o.finished()) {
+          SwitchRecord done = r;
+          if ("rolled-back".equals(r.outcome())) {
+            done =
+                Switches.finish(
+                    r,
+                    r.outcome(),
+                    r.endedMillis(),
+                    rollbackTiming(r, effectiveNanos, store.current().config()));
+          }
+          switchLog.append(done);
         }
-        switchLog.append(done);
       }
       log.commit(json.writeValueAsBytes(next));
     } catch (IOException e) {
@@ -149,21 +202,23 @@ final class StateWriter {
       throw new UncheckedIOException("cannot persist the traffic state", e);
     }
     state = next;
-    if ("rollback".equals(o.action()) || "reject".equals(o.action())) {
-      metrics.rollback(o.service() == null ? "*" : o.service(), effectiveNanos);
+    for (Outcome o : outcomes) {
+      if ("rollback".equals(o.action()) || "reject".equals(o.action())) {
+        metrics.rollback(o.service() == null ? "*" : o.service(), effectiveNanos);
+      }
+      Map<String, Object> details = new LinkedHashMap<>(o.details());
+      details.put("revision", next.revision());
+      audit.append(
+          actor,
+          o.action(),
+          o.service(),
+          reason == null ? o.message() : reason,
+          before,
+          after.version(),
+          details);
     }
-    Map<String, Object> details = new LinkedHashMap<>(o.details());
-    details.put("revision", next.revision());
-    audit.append(
-        actor,
-        o.action(),
-        o.service(),
-        reason == null ? o.message() : reason,
-        before,
-        after.version(),
-        details);
     reportTtls(next);
-    return result;
+    return new Applied(result, before, after);
   }
 
   private Map<String, Object> rollbackTiming(SwitchRecord r, long nanos, SluiceConfig config) {

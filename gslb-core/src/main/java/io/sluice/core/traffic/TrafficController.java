@@ -17,6 +17,7 @@ import io.sluice.core.control.ControlPlane;
 import io.sluice.core.control.ServiceStatus;
 import io.sluice.core.control.SwitchRecord;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.HealthPublisher;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ServicePlan;
 import io.sluice.core.state.Shift;
@@ -653,6 +654,14 @@ public final class TrafficController implements ControlPlane {
   }
 
   // ---------------------------------------------------------------- the controller's own steps
+
+  /**
+   * Where the probes publish verdicts: each batch goes out in one snapshot with the controller's
+   * reaction to it; see {@link ControllerSteps#publishHealth}.
+   */
+  public HealthPublisher healthPublisher() {
+    return steps::publishHealth;
+  }
 
   /** One controller step over every service; see {@link ControllerSteps#tick()}. */
   public void tick() {

@@ -6,6 +6,7 @@ import io.sluice.core.audit.FileAuditLog;
 import io.sluice.core.control.AuditSink;
 import io.sluice.core.control.ControlPlane;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.HealthPublisher;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.store.FileDurableLog;
@@ -137,6 +138,14 @@ public final class TrafficSystem implements Closeable {
   /** The controller, for driving ticks directly. */
   public TrafficController controller() {
     return controller;
+  }
+
+  /**
+   * Where the probe module publishes verdicts, so that the controller's reaction to them (a
+   * failover, the short TTL) is published in the same snapshot.
+   */
+  public HealthPublisher healthPublisher() {
+    return controller.healthPublisher();
   }
 
   /** The durable audit log, to be shared with other components (the probe module). */

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -120,6 +121,26 @@ final class TrafficFixture implements AutoCloseable {
   }
 
   void health(String pool, Verdict v, double errorRate, double p99) {
+    Map<String, EndpointHealth> m = verdicts(pool, v, errorRate, p99);
+    store.update(s -> s.withHealth(s.health().withAll(m)));
+  }
+
+  /**
+   * Publishes {@code pool}'s endpoints (or one endpoint, {@code pool/name}) with verdict {@code v}
+   * as the probes do: through the traffic system's health publisher.
+   */
+  void verdict(String target, Verdict v) {
+    int slash = target.indexOf('/');
+    String pool = slash < 0 ? target : target.substring(0, slash);
+    Map<String, EndpointHealth> m = new HashMap<>(verdicts(pool, v, 0.0, Double.NaN));
+    if (slash >= 0) {
+      m.keySet().retainAll(Set.of(target));
+    }
+    system.healthPublisher().publish(h -> h.withAll(m, Set.of()));
+  }
+
+  private Map<String, EndpointHealth> verdicts(
+      String pool, Verdict v, double errorRate, double p99) {
     Map<String, EndpointHealth> m = new HashMap<>();
     for (String ep : pool.equals("primary") ? List.of("a", "b") : List.of("a")) {
       EndpointHealth old = store.current().health().get(pool + "/" + ep);
@@ -136,7 +157,7 @@ final class TrafficFixture implements AutoCloseable {
               old.results(),
               old.failures()));
     }
-    store.update(s -> s.withHealth(s.health().withAll(m)));
+    return m;
   }
 
   /**

@@ -88,7 +88,10 @@ public final class SluiceRuntime implements AutoCloseable {
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
       traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb);
-      probes = ProbeService.start(store, traffic.auditSink(), gslb, Ticker.SYSTEM);
+      // Verdicts go out with the controller's reaction to them, in one snapshot.
+      probes =
+          ProbeService.start(
+              store, traffic.healthPublisher(), traffic.auditSink(), gslb, Ticker.SYSTEM);
       node = SluiceNode.start(store, publisher, planner, gslb);
       FileConfigReloader reloader = new FileConfigReloader(file, overrides, node);
       HangupReload.install(reloader);
