@@ -138,6 +138,12 @@ final class ControllerSteps {
    * no command or tick interleaves; gates are left to the tick that the new health view schedules.
    */
   HealthPublisher.Published publishHealth(UnaryOperator<HealthView> change) {
+    HealthView current = store.current().health();
+    if (!verdictsDiffer(current, change.apply(current))) {
+      // New evidence with the same verdicts (latency, result counts): nothing to react to, and no
+      // reason to wait for the writer lock.
+      return HealthPublisher.direct(store).publish(change);
+    }
     HealthPublisher.Published[] out = new HealthPublisher.Published[1];
     writer.locked(
         () -> {
@@ -168,6 +174,23 @@ final class ControllerSteps {
           }
         });
     return out[0];
+  }
+
+  private static boolean verdictsDiffer(HealthView a, HealthView b) {
+    if (a == b) {
+      return false;
+    }
+    for (String key : a.all().keySet()) {
+      if (a.verdict(key) != b.verdict(key)) {
+        return true;
+      }
+    }
+    for (String key : b.all().keySet()) {
+      if (a.verdict(key) != b.verdict(key)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Adds {@code o} (when there is one) to {@code reaction}; returns the state it leads to. */
@@ -211,7 +234,7 @@ final class ControllerSteps {
       return null;
     }
     ServiceControl sc = cs.service(name);
-    ServiceControl next = Transitions.endShift(Transitions.beginShift(sc, now), cfg, now);
+    ServiceControl next = Transitions.compress(sc, cfg, now);
     if (next.equals(sc)) {
       return null; // a shift in progress already serves the short TTL
     }

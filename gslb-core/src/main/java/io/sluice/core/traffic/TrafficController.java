@@ -120,7 +120,7 @@ public final class TrafficController implements ControlPlane {
             if (!target.equals(current)) {
               // Answers change at once: the very first of them carries the short TTL, in the same
               // published state, so clients pick the change up quickly.
-              next = Transitions.endShift(Transitions.beginShift(next, now), cfg, now);
+              next = Transitions.compress(next, cfg, now);
             }
             return new Outcome(cs.withService(name, next), "set-weights", name, "weights set", d);
           }
@@ -570,8 +570,25 @@ public final class TrafficController implements ControlPlane {
                 target + " already " + (drained ? "drained" : "undrained"),
                 Map.of());
           }
+          // The pool or endpoint leaves (or rejoins) the answers at once: the services that use
+          // it serve the short TTL from the first changed answer.
+          ControlState next = cs.withDrained(set);
+          List<String> compressed = new ArrayList<>();
+          for (Map.Entry<String, ServiceConfig> e : PlanProjection.services(config).entrySet()) {
+            if (PlanProjection.poolNames(e.getValue()).contains(pool)) {
+              String name = e.getKey();
+              next =
+                  next.withService(
+                      name, Transitions.compress(next.service(name), e.getValue(), now));
+              compressed.add(name);
+            }
+          }
           return new Outcome(
-              cs.withDrained(set), action, null, action + " " + target, Map.of("target", target));
+              next,
+              action,
+              null,
+              action + " " + target,
+              Map.of("target", target, "shortTtl", compressed));
         });
   }
 
