@@ -132,14 +132,26 @@ final class StateWriter {
     try {
       Applied a = apply(Actor.CONTROLLER, null, null, reaction, health, System.nanoTime());
       return new HealthPublisher.Published(a.versionBefore(), a.after());
-    } catch (UncheckedIOException e) {
+    } catch (NotPersisted e) {
       LOG.log(
           System.Logger.Level.ERROR,
           "cannot persist the controller's reaction to new verdicts; the verdicts are published"
               + " and the next controller step retries it",
           e);
-      Snapshot now = store.current();
-      return new HealthPublisher.Published(now.version() - 1, now);
+      return new HealthPublisher.Published(e.versionBefore, e.published);
+    }
+  }
+
+  /** A change whose journal record failed: its traffic part was withdrawn again. */
+  private static final class NotPersisted extends UncheckedIOException {
+    private static final long serialVersionUID = 1L;
+    private final long versionBefore;
+    private final transient Snapshot published;
+
+    NotPersisted(IOException cause, long versionBefore, Snapshot published) {
+      super("cannot persist the traffic state", cause);
+      this.versionBefore = versionBefore;
+      this.published = published;
     }
   }
 
@@ -199,7 +211,7 @@ final class StateWriter {
       log.commit(json.writeValueAsBytes(next));
     } catch (IOException e) {
       publish(prev);
-      throw new UncheckedIOException("cannot persist the traffic state", e);
+      throw new NotPersisted(e, before, after);
     }
     state = next;
     for (Outcome o : outcomes) {
