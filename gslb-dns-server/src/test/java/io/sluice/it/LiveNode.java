@@ -2,11 +2,20 @@ package io.sluice.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.admin.cli.CtlIo;
+import io.sluice.admin.cli.CtlMain;
 import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.health.EndpointHealth;
+import io.sluice.core.health.Verdict;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.dns.client.DnsjavaVerifier;
 import io.sluice.server.app.CliOverrides;
 import io.sluice.server.app.SluiceRuntime;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.io.StringReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -18,7 +27,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.xbill.DNS.ClientSubnetOption;
 import org.xbill.DNS.DClass;
@@ -80,6 +91,15 @@ final class LiveNode implements AutoCloseable {
 
   SnapshotStore store() {
     return runtime.node().store();
+  }
+
+  /** Stands in for the probes: publishes a verdict for endpoints, as the health engine does. */
+  void setVerdict(Verdict v, String... keys) {
+    Map<String, EndpointHealth> changes = new HashMap<>();
+    for (String k : keys) {
+      changes.put(k, EndpointHealth.of(v, System.currentTimeMillis(), "set by a test"));
+    }
+    store().update(s -> s.withHealth(s.health().withAll(changes)));
   }
 
   int dnsPort() {
@@ -152,6 +172,11 @@ final class LiveNode implements AutoCloseable {
     return send(HttpRequest.newBuilder(URI.create(adminUrl() + path)).GET());
   }
 
+  /** A GET with another bearer token than the admin's. */
+  Reply get(String path, String bearer) throws IOException, InterruptedException {
+    return send(HttpRequest.newBuilder(URI.create(adminUrl() + path)).GET(), bearer);
+  }
+
   Reply post(String path, String body) throws IOException, InterruptedException {
     return post(path, body, token);
   }
@@ -163,6 +188,23 @@ final class LiveNode implements AutoCloseable {
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body)),
         bearer);
+  }
+
+  /** A PUT of a JSON body with {@code bearer} as the token. */
+  Reply put(String path, String body, String bearer) throws IOException, InterruptedException {
+    return send(
+        HttpRequest.newBuilder(URI.create(adminUrl() + path))
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(body)),
+        bearer);
+  }
+
+  /** A PUT with the admin token. */
+  Reply put(String path, String body) throws IOException, InterruptedException {
+    return send(
+        HttpRequest.newBuilder(URI.create(adminUrl() + path))
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(body)));
   }
 
   /** A POST sent without waiting for the reply, on the same (warm) client as the others. */
@@ -189,6 +231,27 @@ final class LiveNode implements AutoCloseable {
             b.header("Authorization", "Bearer " + bearer).timeout(Duration.ofSeconds(5)).build(),
             HttpResponse.BodyHandlers.ofString());
     return new Reply(r.statusCode(), r.body());
+  }
+
+  // ---- sluice ctl ----
+
+  /** What one {@code sluice ctl} run returned and printed. */
+  record CtlRun(int exit, String out, String err) {}
+
+  /** Runs {@code sluice ctl args} in this JVM with {@code env} as its whole environment. */
+  static CtlRun ctl(Map<String, String> env, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    CtlIo io =
+        new CtlIo(
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            new BufferedReader(new StringReader("")),
+            env,
+            false);
+    int exit = CtlMain.run(args, io, new DnsjavaVerifier());
+    return new CtlRun(
+        exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   @Override

@@ -17,6 +17,7 @@ public final class ChainContext {
   private final double[] load;
   private final List<String> notes;
   private long redLine;
+  private long staleLoads;
 
   /**
    * A context for clients of {@code region}. {@code rttMillis[p]} is NaN when pool {@code p} has no
@@ -67,6 +68,18 @@ public final class ChainContext {
 
   void redLine(long mask) {
     redLine = mask;
+  }
+
+  /**
+   * The pools whose last reported load is older than their {@code load.staleAfter}: {@link #load}
+   * is NaN for them, as if nothing had been reported (explain says so).
+   */
+  public long staleLoads() {
+    return staleLoads;
+  }
+
+  void staleLoads(long mask) {
+    staleLoads = mask;
   }
 
   /** The pools of {@code candidates} in region index {@code r} ({@code -1}: pools without one). */

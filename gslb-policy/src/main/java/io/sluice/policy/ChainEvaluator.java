@@ -62,32 +62,33 @@ final class ChainEvaluator {
     boolean failOpen = false;
     if (cand == 0) {
       if (allowed == 0) {
-        events.add("residency-last-resort");
+        return lastResort(svc, "residency-last-resort", "residency leaves no pool", steps, events);
+      }
+      if ((allowed & live.withFamily(family)) == 0) {
+        // No pool the client may get has an address of this family at all: that is "no data"
+        // (NODATA), not an outage, so neither fail-open nor the last resort applies.
         if (trace) {
           steps.add(
               new DecisionExplainer.Step(
-                  "last-resort",
+                  "no-data",
                   List.of(),
                   List.of(),
-                  "residency leaves no pool: " + svc.config().lastResort().action()));
+                  "no pool has an " + familyName(family) + " endpoint: NODATA, not an outage"));
         }
-        return new ChainResult(0, false, true, steps, events);
+        return new ChainResult(0, false, false, steps, events);
       }
       if (!svc.config().failOpen()) {
-        events.add("fail-closed");
-        if (trace) {
-          steps.add(
-              new DecisionExplainer.Step(
-                  "last-resort",
-                  List.of(),
-                  List.of(),
-                  "no usable pool and the service fails closed: "
-                      + svc.config().lastResort().action()));
-        }
-        return new ChainResult(0, false, true, steps, events);
+        return lastResort(
+            svc, "fail-closed", "no usable pool and the service fails closed", steps, events);
+      }
+      // A drain is the operator's decision: failing open may bring back down pools, never
+      // drained ones. When only drained pools are left, the last resort answers.
+      cand = allowed & live.openable(family);
+      if (cand == 0) {
+        return lastResort(
+            svc, "drained-last-resort", "every pool the red lines allow is drained", steps, events);
       }
       failOpen = true;
-      cand = allowed;
       events.add("fail-open");
       if (trace) {
         steps.add(
@@ -95,7 +96,7 @@ final class ChainEvaluator {
                 "fail-open",
                 List.of(),
                 t.names(cand),
-                "no usable pool: answering from every pool the red lines allow"));
+                "no usable pool: answering from every pool the red lines allow that is not drained"));
       }
     }
     ctx.redLine(cand);
@@ -180,6 +181,25 @@ final class ChainEvaluator {
       }
     }
     return new ChainResult(cand, failOpen, false, steps, events);
+  }
+
+  /** The last resort answers: counts {@code event} and, when tracing, says {@code why}. */
+  private static ChainResult lastResort(
+      CompiledService svc,
+      String event,
+      String why,
+      List<DecisionExplainer.Step> steps,
+      List<String> events) {
+    events.add(event);
+    if (steps != null) {
+      steps.add(
+          new DecisionExplainer.Step(
+              "last-resort",
+              List.of(),
+              List.of(),
+              why + ": " + svc.config().lastResort().action()));
+    }
+    return new ChainResult(0, false, true, steps, events);
   }
 
   private static DecisionExplainer.Step step(

@@ -9,6 +9,7 @@ import io.sluice.core.spi.ClientInfo;
 import io.sluice.core.spi.Decision;
 import io.sluice.core.spi.DecisionExplainer;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.ShareEstimator;
 import io.sluice.core.state.ConfigArtifacts;
 import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.Snapshot;
@@ -38,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * by the client's stable hash and returns a cached {@link Decision}: the same instance for the same
  * answer within a snapshot version.
  */
-public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
+public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer, ShareEstimator {
   private static final Logger LOG = LoggerFactory.getLogger(PolicyPlanner.class);
   private static final Decision UNKNOWN = Decision.of(Decision.Outcome.UNKNOWN_SERVICE, 0);
 
@@ -168,6 +169,58 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
     return st == null ? -1 : st.ttl();
   }
 
+  /**
+   * The shares clients of {@code service} get in {@code s}, read from the derived state the query
+   * path uses (derived for {@code s} when it is not the current one). Client regions count equally
+   * (the "no region" of unmapped clients too when no default region is configured).
+   */
+  @Override
+  public Map<String, Double> shares(Snapshot s, String service) {
+    CompiledConfig c = compiledFor(s);
+    ServiceState st = c == null ? null : stateFor(s, c, service);
+    return st == null ? null : st.expectedShares(0, regionSlots(s, c));
+  }
+
+  /** The shares per client region (and {@code (none)} for unmapped clients without a default). */
+  @Override
+  public Map<String, Map<String, Double>> sharesByRegion(Snapshot s, String service) {
+    CompiledConfig c = compiledFor(s);
+    ServiceState st = c == null ? null : stateFor(s, c, service);
+    if (st == null) {
+      return null;
+    }
+    Map<String, Map<String, Double>> out = new java.util.LinkedHashMap<>();
+    int slots = regionSlots(s, c);
+    for (int r = 0; r < slots; r++) {
+      out.put(r < c.regions().size() ? c.regions().name(r) : "(none)", st.expectedShares(r, r + 1));
+    }
+    return out;
+  }
+
+  /** The compiled chain serving {@code s}, or null when it has not been compiled (yet). */
+  private CompiledConfig compiledFor(Snapshot s) {
+    Generation g = published(s);
+    CompiledConfig c = g != null ? g.compiled() : fallback;
+    return c != null && c.config() == s.config() ? c : null;
+  }
+
+  /** The state of {@code service} in {@code s}: the live one, or derived for another snapshot. */
+  private ServiceState stateFor(Snapshot s, CompiledConfig c, String service) {
+    Live l = live;
+    if (l.isFor(c, s)) {
+      return l.services.get(service);
+    }
+    CompiledService svc = c.services().get(service);
+    return svc == null ? null : new ServiceState(svc, c, s);
+  }
+
+  /** The client regions shares average over: the configured ones, plus "none" without a default. */
+  private static int regionSlots(Snapshot s, CompiledConfig c) {
+    int regions = c.regions().size();
+    boolean unmapped = regions == 0 || s.config().topology().defaultRegion() == null;
+    return regions + (unmapped ? 1 : 0);
+  }
+
   @Override
   public Decision plan(String service, AddressFamily family, ClientInfo client) {
     return plan(store.current(), service, family, client);
@@ -180,6 +233,12 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
     if (st == null) {
       return UNKNOWN;
     }
+    return decide(l, st, family, client, true);
+  }
+
+  /** The decision for one client; {@code count} reports it to the metrics as a served answer. */
+  private Decision decide(
+      Live l, ServiceState st, AddressFamily family, ClientInfo client, boolean count) {
     byte[] address = client.address();
     ClientTopology topo = l.compiled.topology();
     int region = ClientTopology.region(topo.locate(address));
@@ -193,7 +252,9 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
       scope = Math.max(scope, hashPrefix(client));
     }
     Decision d = a.decision(variant, scope);
-    report(st, o, a, variant, region);
+    if (count) {
+      report(st, o, a, variant, region);
+    }
     return d;
   }
 
@@ -226,6 +287,7 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
     ChainContext ctx =
         new ChainContext(
             st.service().pools(), l.compiled.regions(), region, st.rtt(), st.load(), true);
+    ctx.staleLoads(st.staleLoads());
     ChainResult r = ChainEvaluator.evaluate(st.service(), st, family.ordinal(), bucket, ctx);
     List<Step> steps = new ArrayList<>(r.steps());
     Answers a = st.answers(family.ordinal(), r, ctx);
@@ -249,7 +311,8 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer {
                         + " of "
                         + a.spread.variants()
                     : ", the answer does not depend on the client hash")));
-    Decision d = plan(service, family, client);
+    // Explaining is not serving: the decision is not counted as an answer or a policy event.
+    Decision d = decide(l, st, family, client, false);
     return new Explanation(
         service,
         who,

@@ -1,6 +1,7 @@
 package io.sluice.policy;
 
 import io.sluice.core.health.EndpointHealth;
+import io.sluice.core.health.PoolLoad;
 import io.sluice.core.spi.AddressFamily;
 import io.sluice.core.state.ServicePlan;
 import io.sluice.core.state.Shift;
@@ -24,12 +25,16 @@ final class ServiceState {
   private final ServicePlan plan;
   private final long ttl;
   private final long[] usable = new long[2];
+  // Pools with an endpoint of the family at all, and with one that is not drained (fail-open's).
+  private final long[] withFamily = new long[2];
+  private final long[] openable = new long[2];
   // [family][failOpen ? 1 : 0][pool] -> endpoint indexes into the pool's endpoint list
   private final int[][][][] endpointIndex = new int[2][2][][];
   private final EndpointTable[][] tables = new EndpointTable[2][2];
   private final double[] rtt;
   private final double[] load;
   private final int[] weights;
+  private long staleLoads;
   final int[] thresholds;
   final Outcome[][][] outcomes;
 
@@ -46,6 +51,10 @@ final class ServiceState {
       String name = t.names().get(p);
       weights[p] = plan.weights().getOrDefault(name, t.weights()[p]);
       load[p] = s.health().poolLoad(name);
+      PoolLoad reported = s.health().poolLoads().get(name);
+      if (reported != null && reported.stale()) {
+        staleLoads |= 1L << p;
+      }
       double best = Double.NaN;
       for (int e = 0; e < svc.endpointKeys()[p].length; e++) {
         String key = svc.endpointKeys()[p][e];
@@ -69,9 +78,14 @@ final class ServiceState {
           for (int e = 0; e < svc.endpointKeys()[p].length; e++) {
             byte[] a = svc.endpointAddresses()[p][e];
             boolean fits = a == null || a.length == f.length();
+            String key = svc.endpointKeys()[p][e];
+            if (fits && open == 1) {
+              withFamily[fi] |= 1L << p;
+            }
             if (fits
                 && (open == 1
-                    || HealthyFilter.usable(s, t.names().get(p), svc.endpointKeys()[p][e]))) {
+                    ? !HealthyFilter.drained(s, t.names().get(p), key)
+                    : HealthyFilter.usable(s, t.names().get(p), key))) {
               keep.add(e);
             }
           }
@@ -80,8 +94,12 @@ final class ServiceState {
           for (int i = 0; i < idx[p].length; i++) {
             w[p][i] = svc.endpoints().get(p).get(idx[p][i]).weight();
           }
-          if (open == 0 && idx[p].length > 0) {
-            usable[fi] |= 1L << p;
+          if (idx[p].length > 0) {
+            if (open == 0) {
+              usable[fi] |= 1L << p;
+            } else {
+              openable[fi] |= 1L << p;
+            }
           }
         }
         endpointIndex[fi][open] = idx;
@@ -137,12 +155,51 @@ final class ServiceState {
       return new Answers(
           this, family, r, Spread.fixed(new int[0], "last resort"), thresholds.length > 0);
     }
+    if (r.pools() == 0) {
+      // No pool has an address of the asked family: an empty answer (NODATA).
+      return new Answers(this, family, r, Spread.fixed(new int[0], "no data"), false);
+    }
     EndpointTable table = tables[family][r.failOpen() ? 1 : 0];
     Spread spread =
         svc.balancer() != null
             ? svc.balancer().spread(r.pools(), weights, table, svc.limit(), ctx)
             : io.sluice.policy.limit.LimitSpread.of(r.pools(), table, svc.limit());
     return new Answers(this, family, r, spread, spread.variants() > 1 || thresholds.length > 0);
+  }
+
+  /**
+   * The expected percent of clients per pool, from the precomputed outcomes: every client region
+   * counts equally ({@code regionSlots} of them), each cohort by its width in buckets, each variant
+   * by the fraction of client hashes its spread sends there, and an answer holding several pools by
+   * its records. A/IPv4 answers are counted, AAAA when the service has no IPv4 endpoint. Clients
+   * that get the last resort or no data count for no pool. Off the query path (status). Averages
+   * the client regions {@code fromRegion} (inclusive) to {@code toRegion} (exclusive).
+   */
+  Map<String, Double> expectedShares(int fromRegion, int toRegion) {
+    int regionSlots = toRegion - fromRegion;
+    int family = withFamily[0] != 0 || withFamily[1] == 0 ? 0 : 1;
+    int n = svc.pools().size();
+    double[] share = new double[n];
+    for (int c = 0; c <= thresholds.length; c++) {
+      int lo = c == 0 ? 0 : thresholds[c - 1];
+      int hi = c == thresholds.length ? 10_000 : thresholds[c];
+      double cohort = (hi - lo) / 10_000.0;
+      for (int r = fromRegion; r < toRegion; r++) {
+        Spread spread = outcomes[family][c][r].answers().spread;
+        for (int v = 0; v < spread.variants(); v++) {
+          int[] members = spread.members(v);
+          double each = cohort * spread.share(v) / regionSlots / Math.max(1, members.length);
+          for (int m : members) {
+            share[m >>> 16] += each;
+          }
+        }
+      }
+    }
+    Map<String, Double> out = new java.util.LinkedHashMap<>();
+    for (int p = 0; p < n; p++) {
+      out.put(svc.pools().names().get(p), Math.round(share[p] * 1000) / 10.0);
+    }
+    return out;
   }
 
   CompiledService service() {
@@ -161,12 +218,27 @@ final class ServiceState {
     return usable[family];
   }
 
+  /** The pools with at least one endpoint of {@code family}, whatever its health. */
+  long withFamily(int family) {
+    return withFamily[family];
+  }
+
+  /** The pools failing open may use: an endpoint of {@code family} that is not drained. */
+  long openable(int family) {
+    return openable[family];
+  }
+
   double[] rtt() {
     return rtt;
   }
 
   double[] load() {
     return load;
+  }
+
+  /** The pools whose reported load is stale and therefore ignored. */
+  long staleLoads() {
+    return staleLoads;
   }
 
   int endpointIndex(int family, boolean failOpen, int pool, int i) {

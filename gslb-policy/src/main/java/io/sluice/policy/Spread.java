@@ -19,6 +19,14 @@ public interface Spread {
    */
   int[] members(int v);
 
+  /**
+   * The fraction of clients (uniform stable hashes) that {@link #pick} sends to variant {@code v};
+   * the fractions of all variants add up to 1. Read off the query path, for the expected shares.
+   */
+  default double share(int v) {
+    return 1.0 / variants();
+  }
+
   /** Why the spread looks as it does, for explain. */
   default String describe() {
     return "";

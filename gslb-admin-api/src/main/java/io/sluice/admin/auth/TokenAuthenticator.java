@@ -8,22 +8,60 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Checks bearer tokens against the configured SHA-256 hashes. The presented token is hashed and
  * compared with every configured hash in constant time, so neither the match position nor a common
  * prefix shows in the timing.
+ *
+ * <p>The tokens come from a source read on every check (the running configuration), so a reload
+ * that publishes a new configuration revokes and adds tokens with the same reference swap; the
+ * decoded table is rebuilt only when the source hands out another list.
  */
 public final class TokenAuthenticator {
-  private final List<Entry> entries;
+  private final Supplier<List<TokenConfig>> source;
+  private volatile Table table;
 
   private record Entry(byte[] hash, Actor actor) {}
 
+  /** The decoded entries of one token list, kept with the list they were decoded from. */
+  private record Table(List<TokenConfig> tokens, List<Entry> entries) {
+    static Table of(List<TokenConfig> tokens) {
+      return new Table(
+          tokens,
+          tokens.stream()
+              .map(
+                  t ->
+                      new Entry(HexFormat.of().parseHex(t.sha256()), new Actor(t.name(), t.role())))
+              .toList());
+    }
+  }
+
+  /** An authenticator for a fixed list of tokens. */
   public TokenAuthenticator(List<TokenConfig> tokens) {
-    this.entries =
-        tokens.stream()
-            .map(t -> new Entry(HexFormat.of().parseHex(t.sha256()), new Actor(t.name(), t.role())))
-            .toList();
+    this(() -> tokens);
+  }
+
+  private TokenAuthenticator(Supplier<List<TokenConfig>> source) {
+    this.source = source;
+    this.table = Table.of(source.get());
+  }
+
+  /** An authenticator that follows the tokens {@code source} returns at each check. */
+  public static TokenAuthenticator following(Supplier<List<TokenConfig>> source) {
+    return new TokenAuthenticator(source);
+  }
+
+  private List<Entry> entries() {
+    List<TokenConfig> tokens = source.get();
+    Table t = table;
+    if (t.tokens != tokens) {
+      // A benign race: two threads may decode the same new list; either result is correct.
+      t = Table.of(tokens);
+      table = t;
+    }
+    return t.entries;
   }
 
   /**
@@ -40,7 +78,7 @@ public final class TokenAuthenticator {
     }
     byte[] presented = sha256(token);
     Actor found = null;
-    for (Entry e : entries) {
+    for (Entry e : entries()) {
       if (MessageDigest.isEqual(e.hash, presented) && found == null) {
         found = e.actor;
       }

@@ -3,6 +3,7 @@ package io.sluice.admin.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -11,8 +12,19 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Map;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * Calls the admin REST API with a bearer token and turns error answers into {@link CtlException}s
@@ -20,14 +32,46 @@ import java.util.Map;
  */
 final class ApiClient {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http;
   private final String baseUrl;
   private final String token;
 
-  ApiClient(String baseUrl, String token) {
+  /** A client trusting the CA certificates in {@code caFile} (PEM), or the JVM's when null. */
+  ApiClient(String baseUrl, String token, Path caFile) {
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     this.token = token;
+    HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+    if (caFile != null) {
+      b.sslContext(trusting(caFile));
+    }
+    this.http = b.build();
+  }
+
+  /** TLS that trusts exactly the certificates in a PEM file; host names are still verified. */
+  static SSLContext trusting(Path caFile) {
+    try (InputStream in = Files.newInputStream(caFile)) {
+      Collection<? extends Certificate> certs =
+          CertificateFactory.getInstance("X.509").generateCertificates(in);
+      if (certs.isEmpty()) {
+        throw new CtlException(CtlMain.USAGE, "CA file " + caFile + " holds no PEM certificate");
+      }
+      KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+      trust.load(null, null);
+      int i = 0;
+      for (Certificate c : certs) {
+        trust.setCertificateEntry("ca-" + i++, c);
+      }
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(trust);
+      SSLContext tls = SSLContext.getInstance("TLS");
+      tls.init(null, tmf.getTrustManagers(), null);
+      return tls;
+    } catch (NoSuchFileException e) {
+      throw new CtlException(CtlMain.USAGE, "CA file not found: " + caFile);
+    } catch (IOException | GeneralSecurityException e) {
+      throw new CtlException(CtlMain.USAGE, "cannot use CA file " + caFile + ": " + e.getMessage());
+    }
   }
 
   JsonNode get(String path) {
@@ -60,6 +104,14 @@ final class ApiClient {
       r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     } catch (ConnectException e) {
       throw new CtlException(CtlMain.FAILED, "cannot connect to " + baseUrl + " (is it running?)");
+    } catch (SSLHandshakeException e) {
+      throw new CtlException(
+          CtlMain.FAILED,
+          "TLS handshake with "
+              + baseUrl
+              + " failed: "
+              + e.getMessage()
+              + " (a node whose certificate a private CA signed needs --ca-file or caFile=)");
     } catch (HttpTimeoutException e) {
       throw new CtlException(CtlMain.FAILED, "no answer from " + baseUrl + " in time");
     } catch (IOException e) {

@@ -1,5 +1,6 @@
 package io.sluice.admin.cli;
 
+import io.sluice.core.config.TokenFile;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +30,7 @@ import picocli.CommandLine.ScopeType;
       DrillCommand.class,
       DrainCommand.class,
       UndrainCommand.class,
+      LoadCommand.class,
       AuditCommand.class,
       SwitchesCommand.class,
       ExplainCommand.class,
@@ -40,8 +42,12 @@ import picocli.CommandLine.ScopeType;
       "",
       "The server and token come from --url/--token (or --token-file), else",
       "SLUICE_ADMIN_URL/SLUICE_TOKEN, else the config file (--config, SLUICE_CTL_CONFIG, or",
-      "~/.config/sluice/ctl.properties with lines url=..., token=..., dns=...); with no token",
-      "there, the token is read from SLUICE_TOKEN_FILE (a node's <stateDir>/admin.token).",
+      "~/.config/sluice/ctl.properties with lines url=..., token=..., dns=..., caFile=...); with",
+      "no token there, the token is read from SLUICE_TOKEN_FILE. Last, --state-dir DIR (or",
+      "SLUICE_STATE_DIR) reaches the local node owning DIR: the admin URL and DNS address it",
+      "recorded in DIR/node.properties, and its DIR/admin.token.",
+      "A private CA for https:// comes from --ca-file, SLUICE_CA_FILE or caFile= (relative to the",
+      "config file).",
       "Exit codes: 0 ok, 1 failed, 2 usage, 3 refused or unauthorised.",
       "",
       "Example:",
@@ -75,11 +81,31 @@ final class SluiceCtl {
   Path tokenFile;
 
   @Option(
+      names = "--state-dir",
+      scope = ScopeType.INHERIT,
+      paramLabel = "DIR",
+      description =
+          "A local node's state directory: its recorded admin URL and DNS address"
+              + " (node.properties) and its admin.token, used when nothing else sets them"
+              + " (default: SLUICE_STATE_DIR).")
+  Path stateDir;
+
+  @Option(
       names = "--config",
       scope = ScopeType.INHERIT,
       paramLabel = "FILE",
-      description = "Properties file with url=, token= and dns= lines.")
+      description = "Properties file with url=, token=, dns= and caFile= lines.")
   Path config;
+
+  @Option(
+      names = "--ca-file",
+      scope = ScopeType.INHERIT,
+      paramLabel = "FILE",
+      description =
+          "Trust only the PEM CA certificate(s) in FILE for an https:// URL, for a node whose"
+              + " certificate a private CA signed (default: SLUICE_CA_FILE, else caFile= in the"
+              + " config file, else the JVM's trust store).")
+  Path caFile;
 
   @Option(
       names = "--json",
@@ -97,16 +123,46 @@ final class SluiceCtl {
   CtlIo io;
   DnsVerifier verifier;
   private Properties file;
+  private Path loadedFrom;
 
   String resolvedUrl() {
-    return first(url, io.env().get("SLUICE_ADMIN_URL"), fileValue("url"), DEFAULT_URL);
+    String u = first(url, io.env().get("SLUICE_ADMIN_URL"), fileValue("url"), null);
+    if (u != null) {
+      return u;
+    }
+    Path dir = nodeStateDir();
+    if (dir == null) {
+      return DEFAULT_URL;
+    }
+    NodeRecord node = NodeRecord.read(dir);
+    if (node.adminUrl() == null) {
+      throw new CtlException(
+          CtlMain.USAGE,
+          "the node recorded in " + dir.resolve(NodeRecord.FILE) + " has no admin API enabled");
+    }
+    return node.adminUrl();
+  }
+
+  /** The DNS address recorded by the node in the state directory, or null when none is given. */
+  String recordedDns() {
+    Path dir = nodeStateDir();
+    return dir == null ? null : NodeRecord.read(dir).dns();
+  }
+
+  /** {@code --state-dir}, else {@code SLUICE_STATE_DIR}, else null. */
+  private Path nodeStateDir() {
+    if (stateDir != null) {
+      return stateDir;
+    }
+    String env = io.env().get("SLUICE_STATE_DIR");
+    return env == null || env.isBlank() ? null : Path.of(env);
   }
 
   /**
    * The token, from the first source that has one: {@code --token}, {@code --token-file}, {@code
-   * SLUICE_TOKEN}, the config file's {@code token=}, then {@code SLUICE_TOKEN_FILE}. The
-   * environment's file comes last so that the launcher's default (the local node's token) never
-   * overrides a token the operator chose.
+   * SLUICE_TOKEN}, the config file's {@code token=}, {@code SLUICE_TOKEN_FILE}, then the state
+   * directory's {@code admin.token}. The local node's token comes last so that it never overrides a
+   * token the operator chose.
    */
   String resolvedToken() {
     if (token != null && !token.isBlank()) {
@@ -123,28 +179,28 @@ final class SluiceCtl {
     if (envFile != null && !envFile.isBlank()) {
       return readTokenFile(Path.of(envFile), "SLUICE_TOKEN_FILE");
     }
+    Path dir = nodeStateDir();
+    if (dir != null) {
+      return readTokenFile(dir.resolve("admin.token"), "--state-dir");
+    }
     throw new CtlException(
         CtlMain.USAGE,
-        "no token: pass --token or --token-file, set SLUICE_TOKEN or SLUICE_TOKEN_FILE,"
-            + " or put token= in the config file");
+        "no token: pass --token, --token-file or --state-dir, set SLUICE_TOKEN or"
+            + " SLUICE_TOKEN_FILE, or put token= in the config file");
   }
 
-  /** The first line of a token file; {@code source} names where the path came from. */
+  /**
+   * The first line of a token file; {@code source} names where the path came from. A file other
+   * users may read or write, or an empty one, is refused ({@link TokenFile}).
+   */
   private static String readTokenFile(Path path, String source) {
-    String text;
     try {
-      text = Files.readString(path, StandardCharsets.UTF_8);
+      return TokenFile.read(path);
     } catch (NoSuchFileException e) {
       throw new CtlException(CtlMain.USAGE, source + ": token file not found: " + path);
     } catch (IOException e) {
-      throw new CtlException(
-          CtlMain.USAGE, source + ": cannot read token file " + path + ": " + e.getMessage());
+      throw new CtlException(CtlMain.USAGE, source + ": " + e.getMessage());
     }
-    String t = text.strip().lines().findFirst().orElse("").strip();
-    if (t.isEmpty()) {
-      throw new CtlException(CtlMain.USAGE, source + ": token file " + path + " is empty");
-    }
-    return t;
   }
 
   /** A value from the config file, or null. */
@@ -160,7 +216,29 @@ final class SluiceCtl {
   }
 
   ApiClient client() {
-    return new ApiClient(resolvedUrl(), resolvedToken());
+    return new ApiClient(resolvedUrl(), resolvedToken(), resolvedCaFile());
+  }
+
+  /**
+   * The PEM file of the CA to trust, or null for the JVM's trust store: {@code --ca-file}, then
+   * {@code SLUICE_CA_FILE}, then the config file's {@code caFile=} (relative to that file).
+   */
+  Path resolvedCaFile() {
+    if (caFile != null) {
+      return caFile;
+    }
+    String env = io.env().get("SLUICE_CA_FILE");
+    if (env != null && !env.isBlank()) {
+      return Path.of(env.strip());
+    }
+    String fromFile = fileValue("caFile");
+    if (fromFile == null || fromFile.isBlank()) {
+      return null;
+    }
+    Path p = Path.of(fromFile.strip());
+    return p.isAbsolute() || loadedFrom == null || loadedFrom.getParent() == null
+        ? p
+        : loadedFrom.getParent().resolve(p);
   }
 
   private Properties load() {
@@ -179,6 +257,7 @@ final class SluiceCtl {
     }
     try (Reader r = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
       p.load(r);
+      loadedFrom = path;
     } catch (NoSuchFileException e) {
       if (explicit) {
         throw new CtlException(CtlMain.USAGE, "config file not found: " + path);

@@ -11,7 +11,8 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "status",
     mixinStandardHelpOptions = true,
-    description = "Show services, shares, ramps, drills, pending steps, freeze and pool health.",
+    description =
+        "Show services, shares, ramps, drills, pending steps, freeze, pool health and loads.",
     footer = {"", "Example:", "  sluice ctl status", "  sluice ctl status app.example.com --json"})
 final class StatusCommand extends ApiCommand {
   @Parameters(arity = "0..1", paramLabel = "SERVICE", description = "Show only this service.")
@@ -90,6 +91,25 @@ final class StatusCommand extends ApiCommand {
       }
     }
     endpoints.print(out(), colour);
+    Table loads = new Table("POOL", "LOAD", "OF CAPACITY", "SOURCE", "STALE");
+    for (JsonNode p : st.path("pools")) {
+      JsonNode l = p.path("load");
+      if (l.isObject() && (only == null || pools.contains(p.path("name").asText()))) {
+        boolean stale = l.path("stale").asBoolean();
+        loads.row(
+            p.path("name").asText(),
+            number(l.path("value")),
+            l.path("percentOfCapacity").isNumber()
+                ? percent(l.path("percentOfCapacity").asDouble())
+                : "-",
+            l.path("source").asText(),
+            Style.flag(stale ? "yes (ignored)" : "no", stale));
+      }
+    }
+    if (!loads.isEmpty()) {
+      out().println();
+      loads.print(out(), colour);
+    }
     return CtlMain.OK;
   }
 

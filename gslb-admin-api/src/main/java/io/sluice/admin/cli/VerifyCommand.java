@@ -48,7 +48,8 @@ final class VerifyCommand extends ApiCommand {
       names = "--dns",
       paramLabel = "HOST:PORT",
       description =
-          "DNS server (default: SLUICE_DNS, dns= in the config file, else the admin host on port 53).")
+          "DNS server (default: SLUICE_DNS, dns= in the config file, the address recorded in"
+              + " --state-dir, else the admin host on port 53).")
   String dns;
 
   @Option(
@@ -216,6 +217,9 @@ final class VerifyCommand extends ApiCommand {
     }
     if (s == null) {
       s = ctl().fileValue("dns");
+    }
+    if (s == null) {
+      s = ctl().recordedDns();
     }
     if (s == null) {
       String host = URI.create(ctl().resolvedUrl()).getHost();

@@ -63,6 +63,8 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Counter> verdictChanges;
   private final MeterCache<Counter> rampSteps;
   private final MeterCache<AtomicLong> rampPercent;
+  private final MeterCache<AtomicLong> poolLoad;
+  private final MeterCache<AtomicLong> poolLoadAge;
   private final MeterCache<Counter> policyEvents;
   private final MeterCache<Counter> rollbacks;
   private final MeterCache<Timer> rollbackDuration;
@@ -176,7 +178,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                 Counter.builder("sluice.policy.events")
                     .description(
                         "Answers the chain could not give normally (fail-open, fail-closed,"
-                            + " residency-last-resort)")
+                            + " drained-last-resort, residency-last-resort)")
                     .tags("service", l[0], "event", l[1])
                     .register(registry));
     rollbacks =
@@ -195,6 +197,13 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                     .description("Time from a rollback command to the snapshot that serves it")
                     .tags("service", l[0])
                     .register(registry));
+    poolLoad = doubleGauge(registry, "sluice.pool.load", "Last load reported for a pool", null);
+    poolLoadAge =
+        doubleGauge(
+            registry,
+            "sluice.pool.load.age",
+            "Age of a pool's last load report; above load.staleAfter it is ignored",
+            "seconds");
     ttl =
         new MeterCache<>(
             1,
@@ -309,6 +318,28 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     String s = service == null ? "all" : service;
     rollbacks.get(s).increment();
     rollbackDuration.get(s).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** A gauge per pool holding a double, as the bits of an AtomicLong. */
+  private static MeterCache<AtomicLong> doubleGauge(
+      MeterRegistry registry, String name, String description, String unit) {
+    return new MeterCache<>(
+        1,
+        l -> {
+          AtomicLong bits = new AtomicLong(Double.doubleToLongBits(Double.NaN));
+          Gauge.builder(name, bits, b -> Double.longBitsToDouble(b.get()))
+              .description(description)
+              .baseUnit(unit)
+              .tags("pool", l[0])
+              .register(registry);
+          return bits;
+        });
+  }
+
+  @Override
+  public void poolLoad(String pool, double load, double ageSeconds) {
+    poolLoad.get(pool).set(Double.doubleToLongBits(load));
+    poolLoadAge.get(pool).set(Double.doubleToLongBits(ageSeconds));
   }
 
   @Override

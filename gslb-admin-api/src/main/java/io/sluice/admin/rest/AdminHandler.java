@@ -26,6 +26,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -49,19 +50,29 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   private final TokenAuthenticator authenticator;
   private final FailedAuthLimiter limiter;
   private final ObjectMapper mapper;
-  private final Executor executor;
+  private final ConnectionGuard guard;
+  private final Executor reads;
+  private final Executor commands;
 
+  /**
+   * Traffic commands and reloads run on {@code commands}, everything else (reads of state and
+   * history, probe reports) on {@code reads}, so a command never queues behind slow reads.
+   */
   AdminHandler(
       Router router,
       TokenAuthenticator authenticator,
       FailedAuthLimiter limiter,
       ObjectMapper m,
-      Executor executor) {
+      ConnectionGuard guard,
+      Executor reads,
+      Executor commands) {
     this.router = router;
     this.authenticator = authenticator;
     this.limiter = limiter;
     this.mapper = m;
-    this.executor = executor;
+    this.guard = guard;
+    this.reads = reads;
+    this.commands = commands;
   }
 
   /**
@@ -73,8 +84,48 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     boolean busy;
   }
 
+  /**
+   * A request routed and authenticated on the I/O thread (both are cheap and never block): either
+   * an immediate answer, or the route to run with its caller.
+   */
+  private record Prepared(
+      FullHttpResponse answer,
+      boolean keepAlive,
+      Router.Match match,
+      QueryStringDecoder uri,
+      Actor actor,
+      String source) {
+    /** Answered on the I/O thread; {@code actor} is the caller when it presented a valid token. */
+    static Prepared answered(FullHttpResponse answer, boolean keepAlive, Actor actor) {
+      return new Prepared(answer, keepAlive, null, null, actor, null);
+    }
+
+    /** To run on a handler thread. */
+    static Prepared toRun(
+        boolean keepAlive, Router.Match match, QueryStringDecoder uri, Actor actor, String source) {
+      return new Prepared(null, keepAlive, match, uri, actor, source);
+    }
+
+    Route route() {
+      return match == null ? null : match.route();
+    }
+
+    boolean authenticated() {
+      return actor != null;
+    }
+
+    /** Changes of traffic or configuration: never queued behind reads. */
+    boolean command() {
+      Route route = route();
+      return route != null
+          && !route.method().equals("GET")
+          && (route.role() == Role.OPERATOR || route.role() == Role.ADMIN);
+    }
+  }
+
   @Override
   protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest http) {
+    guard.requestReceived(ctx.channel());
     Pending pending = ctx.channel().attr(PENDING).setIfAbsent(new Pending());
     if (pending == null) {
       pending = ctx.channel().attr(PENDING).get();
@@ -93,29 +144,49 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     submit(ctx, pending, http);
   }
 
+  /** On the event loop: prepares the request and answers it or hands it to its executor. */
   private void submit(ChannelHandlerContext ctx, Pending pending, FullHttpRequest http) {
+    Prepared p;
     try {
-      executor.execute(
-          () -> {
-            try {
-              handle(ctx, http);
-            } catch (Throwable t) {
-              // Only an Error gets here; the client must not wait for an answer that never comes.
-              log.error("admin request failed", t);
-              ctx.close();
-              throw t;
-            } finally {
-              http.release();
-              ctx.executor().execute(() -> next(ctx, pending));
-            }
-          });
+      p = prepare(ctx, http);
+    } catch (RuntimeException e) {
+      p =
+          Prepared.answered(
+              internal(e, http.method().name(), http.uri(), source(ctx)), false, null);
+    }
+    if (p.answer() != null) {
+      http.release();
+      finish(ctx, p.answer(), p.keepAlive(), p.authenticated());
+      next(ctx, pending);
+      return;
+    }
+    Prepared prepared = p;
+    try {
+      (p.command() ? commands : reads)
+          .execute(
+              () -> {
+                try {
+                  FullHttpResponse r = run(http, prepared);
+                  finish(ctx, r, prepared.keepAlive(), prepared.authenticated());
+                } catch (Throwable t) {
+                  // Only an Error gets here; the client must not wait for an answer that never
+                  // comes.
+                  log.error("admin request failed", t);
+                  ctx.close();
+                  throw t;
+                } finally {
+                  http.release();
+                  ctx.executor().execute(() -> next(ctx, pending));
+                }
+              });
     } catch (RejectedExecutionException e) {
       http.release();
-      write(
+      finish(
           ctx,
           error(
               new ApiException(503, "busy", null, "the admin API is overloaded; retry"), Map.of()),
-          false);
+          false,
+          prepared.authenticated());
       next(ctx, pending);
     }
   }
@@ -144,16 +215,9 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     super.channelInactive(ctx);
   }
 
-  private void handle(ChannelHandlerContext ctx, FullHttpRequest http) {
-    boolean keepAlive = HttpUtil.isKeepAlive(http);
-    FullHttpResponse response;
-    if (!http.decoderResult().isSuccess()) {
-      response =
-          error(new ApiException(400, "bad_request", null, "malformed HTTP request"), Map.of());
-      keepAlive = false;
-    } else {
-      response = respond(ctx, http);
-    }
+  private void finish(
+      ChannelHandlerContext ctx, FullHttpResponse response, boolean keepAlive, boolean trusted) {
+    guard.requestAnswered(ctx.channel(), trusted);
     write(ctx, response, keepAlive);
   }
 
@@ -169,87 +233,144 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
   }
 
-  private FullHttpResponse respond(ChannelHandlerContext ctx, FullHttpRequest http) {
-    String method = http.method().name();
-    QueryStringDecoder uri = new QueryStringDecoder(http.uri());
+  /**
+   * Decodes, routes and authenticates a request. A caller presenting a valid token is never refused
+   * by the failed-login limit: only callers without one wait out the window.
+   */
+  private Prepared prepare(ChannelHandlerContext ctx, FullHttpRequest http) {
     String source = source(ctx);
+    String method = http.method().name();
+    if (!http.decoderResult().isSuccess()) {
+      return answer(
+          error(new ApiException(400, "bad_request", null, "malformed HTTP request"), Map.of()),
+          false);
+    }
+    boolean keepAlive = HttpUtil.isKeepAlive(http);
+    QueryStringDecoder uri = new QueryStringDecoder(http.uri());
+    String path;
+    Map<String, List<String>> query;
+    Router.Match match;
     try {
-      Router.Match match = router.match(method, uri.path());
-      if (match == null) {
-        throw ApiException.notFound(null, "no route " + uri.path());
-      }
-      if (match.route() == null) {
-        return error(
-            new ApiException(
-                405, "method_not_allowed", null, method + " is not allowed on " + uri.path()),
-            Map.of("Allow", String.join(", ", match.allowedMethods())));
-      }
-      Route route = match.route();
-      Actor actor = null;
-      if (route.role() != null) {
+      path = uri.path();
+      query = uri.parameters();
+      match = router.match(method, path);
+    } catch (ApiException e) {
+      return answer(error(e, Map.of()), keepAlive);
+    } catch (IllegalArgumentException e) {
+      // Netty rejects a malformed percent-encoding such as %ZZ.
+      log.warn(
+          "malformed request URI from {}: {} {}",
+          source,
+          LogText.escape(method),
+          LogText.escape(http.uri()));
+      return answer(
+          error(
+              new ApiException(
+                  400, "bad_request", null, "malformed percent-encoding in the request URI"),
+              Map.of()),
+          keepAlive);
+    }
+    if (match == null) {
+      return answer(error(ApiException.notFound(null, "no route " + path), Map.of()), keepAlive);
+    }
+    if (match.route() == null) {
+      return answer(
+          error(
+              new ApiException(
+                  405, "method_not_allowed", null, method + " is not allowed on " + path),
+              Map.of("Allow", String.join(", ", match.allowedMethods()))),
+          keepAlive);
+    }
+    Route route = match.route();
+    Actor actor = null;
+    if (route.role() != null) {
+      Optional<Actor> who =
+          authenticator.authenticate(http.headers().get(HttpHeaderNames.AUTHORIZATION));
+      if (who.isEmpty()) {
         long retryAfter = limiter.retryAfterSeconds(source);
         if (retryAfter > 0) {
-          return error(
-              new ApiException(
-                  429, "too_many_requests", null, "too many failed authentications; retry later"),
-              Map.of("Retry-After", Long.toString(retryAfter)));
+          return answer(
+              error(
+                  new ApiException(
+                      429,
+                      "too_many_requests",
+                      null,
+                      "too many failed authentications; retry later"),
+                  Map.of("Retry-After", Long.toString(retryAfter))),
+              keepAlive);
         }
-        Optional<Actor> who =
-            authenticator.authenticate(http.headers().get(HttpHeaderNames.AUTHORIZATION));
-        if (who.isEmpty()) {
-          limiter.recordFailure(source);
-          log.warn(
-              "authentication failed from {} for {} {} ({})",
-              source,
-              method,
-              uri.path(),
-              http.headers().contains(HttpHeaderNames.AUTHORIZATION)
-                  ? "unknown token"
-                  : "no bearer token");
-          return error(
-              new ApiException(401, "unauthorized", null, "a valid bearer token is required"),
-              Map.of("WWW-Authenticate", "Bearer"));
-        }
-        actor = who.get();
-        if (!Role.of(actor.role()).permits(route.role())) {
-          log.warn(
-              "{} (role {}) from {} refused {} {}",
-              actor.name(),
-              actor.role(),
-              source,
-              method,
-              uri.path());
-          throw new ApiException(
-              403,
-              "forbidden",
-              null,
-              "role '"
-                  + actor.role()
-                  + "' may not do this; it needs '"
-                  + route.role().label()
-                  + "'");
-        }
+        limiter.recordFailure(source);
+        log.warn(
+            "authentication failed from {} for {} {} ({})",
+            source,
+            LogText.escape(method),
+            LogText.escape(path),
+            http.headers().contains(HttpHeaderNames.AUTHORIZATION)
+                ? "unknown token"
+                : "no bearer token");
+        return answer(
+            error(
+                new ApiException(401, "unauthorized", null, "a valid bearer token is required"),
+                Map.of("WWW-Authenticate", "Bearer")),
+            keepAlive);
       }
+      actor = who.get();
+      if (!Role.of(actor.role()).permits(route.role())) {
+        log.warn(
+            "{} (role {}) from {} refused {} {}",
+            LogText.escape(actor.name()),
+            actor.role(),
+            source,
+            LogText.escape(method),
+            LogText.escape(path));
+        return Prepared.answered(
+            error(
+                new ApiException(
+                    403,
+                    "forbidden",
+                    null,
+                    "role '"
+                        + actor.role()
+                        + "' may not do this; it needs '"
+                        + route.role().label()
+                        + "'"),
+                Map.of()),
+            keepAlive,
+            actor);
+      }
+    }
+    return Prepared.toRun(keepAlive, match, uri, actor, source);
+  }
+
+  private static Prepared answer(FullHttpResponse r, boolean keepAlive) {
+    return Prepared.answered(r, keepAlive, null);
+  }
+
+  /** On a handler thread: runs the prepared route. */
+  private FullHttpResponse run(FullHttpRequest http, Prepared p) {
+    String method = p.route().method();
+    Actor actor = p.actor();
+    try {
       ApiRequest req =
           new ApiRequest(
               method,
-              uri.path(),
-              match.params(),
-              uri.parameters(),
+              p.uri().path(),
+              p.match().params(),
+              p.uri().parameters(),
               http.headers().get("Idempotency-Key"),
               ByteBufUtil.getBytes(http.content()),
               actor,
-              source);
-      ApiResponse answer = route.handler().handle(req);
+              p.source());
+      ApiResponse answer = p.route().handler().handle(req);
       if (!method.equals("GET") && actor != null) {
         // Changes are audited by the control plane; this line ties them to the HTTP exchange.
         log.info(
             "{} ({}) from {}: {} {} -> {}",
-            actor.name(),
+            LogText.escape(actor.name()),
             actor.role(),
-            source,
+            p.source(),
             method,
-            uri.path(),
+            LogText.escape(p.uri().path()),
             answer.status());
       }
       return render(answer);
@@ -264,14 +385,24 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
               : new ApiException(400, "rejected", e.field(), message),
           Map.of());
     } catch (Exception e) {
-      String id = UUID.randomUUID().toString();
-      log.error("internal error {} on {} {} from {}", id, method, uri.path(), source, e);
-      Map<String, Object> body = new LinkedHashMap<>();
-      body.put("error", "internal");
-      body.put("errorId", id);
-      body.put("message", "internal error; the server log has the details under this error id");
-      return json(HttpResponseStatus.INTERNAL_SERVER_ERROR, body, Map.of());
+      return internal(e, method, p.uri().path(), p.source());
     }
+  }
+
+  private FullHttpResponse internal(Exception e, String method, String path, String source) {
+    String id = UUID.randomUUID().toString();
+    log.error(
+        "internal error {} on {} {} from {}",
+        id,
+        LogText.escape(method),
+        LogText.escape(path),
+        source,
+        e);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("error", "internal");
+    body.put("errorId", id);
+    body.put("message", "internal error; the server log has the details under this error id");
+    return json(HttpResponseStatus.INTERNAL_SERVER_ERROR, body, Map.of());
   }
 
   private static String source(ChannelHandlerContext ctx) {
@@ -323,7 +454,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    log.debug("admin connection from {} closed on error", source(ctx), cause);
+    log.debug("admin connection from {} closed on error: {}", source(ctx), cause.toString());
     ctx.close();
   }
 }

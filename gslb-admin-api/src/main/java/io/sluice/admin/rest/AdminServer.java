@@ -1,5 +1,7 @@
 package io.sluice.admin.rest;
 
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -28,8 +30,11 @@ import io.sluice.admin.auth.TokenAuthenticator;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.Problems;
+import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.ConfigReloader;
 import io.sluice.core.control.ControlPlane;
+import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.spi.DecisionExplainer;
 import io.sluice.core.spi.Ticker;
@@ -38,35 +43,46 @@ import java.io.File;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The admin REST API server: Netty HTTP/1.1 (optionally TLS) on the configured address, bearer
- * token authentication, JSON in and out. Handlers run on their own small executor, never on the I/O
- * threads, because control-plane commands persist and audit before they return.
+ * token authentication, JSON in and out. One I/O thread accepts connections under the {@link
+ * ConnectionGuard}'s caps and deadline, routes and authenticates; handlers then run on small
+ * executors, never on the I/O thread, because control-plane commands persist and audit before they
+ * return: one for commands, one for everything else, so reads never delay a command.
  */
 public final class AdminServer implements AutoCloseable {
   /** The prefix of every versioned route. */
   public static final String API_PREFIX = "/api/v1";
 
   private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
-  private static final int READ_TIMEOUT_SECONDS = 30;
-  private static final int HANDLER_THREADS = 2;
+
+  /** How long a kept-alive connection may stay silent between requests. */
+  private static final int IDLE_TIMEOUT_SECONDS = 30;
+
+  private static final int READ_THREADS = 2;
+  // Two, so that a long reload never holds back a rollback.
+  private static final int COMMAND_THREADS = 2;
   private static final int QUEUED_REQUESTS = 256;
 
   private final AdminConfig config;
   private final SnapshotStore store;
   private final Router router = new Router();
+  private final JsonBodies bodies = new JsonBodies(ConfigLoader.jsonMapper());
   private final AdminHandler handler;
   private volatile boolean ready;
-  private EventLoopGroup boss;
-  private EventLoopGroup workers;
-  private final ThreadPoolExecutor handlers;
+  private EventLoopGroup loop;
+  private final ThreadPoolExecutor reads;
+  private final ThreadPoolExecutor commands;
+  private final ConnectionGuard guard;
   private Channel channel;
 
   /** A server using the system clock for its failed-authentication windows. */
@@ -81,6 +97,11 @@ public final class AdminServer implements AutoCloseable {
     this(config, store, control, reloader, explainer, probeSink, metrics, Ticker.SYSTEM);
   }
 
+  /**
+   * A server whose listener follows {@code config} (bound at start); the tokens it accepts are
+   * always those of the configuration published in {@code store}, so a reload adds and revokes
+   * them.
+   */
   public AdminServer(
       AdminConfig config,
       SnapshotStore store,
@@ -92,30 +113,61 @@ public final class AdminServer implements AutoCloseable {
       Ticker ticker) {
     this.config = config;
     this.store = store;
-    JsonBodies bodies = new JsonBodies(ConfigLoader.jsonMapper());
     new ReadRoutes(store, control, explainer).register(router);
     new CommandRoutes(store, control, bodies).register(router);
     new SystemRoutes(store, reloader, probeSink, metrics, bodies, () -> ready)
         .register(router, config.metricsPublic());
-    this.handlers =
-        new ThreadPoolExecutor(
-            HANDLER_THREADS,
-            HANDLER_THREADS,
-            0,
-            TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(QUEUED_REQUESTS),
-            r -> {
-              Thread t = new Thread(r, "sluice-admin-handler");
-              t.setDaemon(true);
-              return t;
-            });
+    // Commands have their own thread and queue: reads of history, however slow or many, never
+    // delay a rollback.
+    this.reads = executor(READ_THREADS, "sluice-admin-read");
+    this.commands = executor(COMMAND_THREADS, "sluice-admin-command");
+    this.guard = new ConnectionGuard(config.connections());
+    if (metrics != null) {
+      registerConnectionMeters(metrics, guard);
+    }
     this.handler =
         new AdminHandler(
             router,
-            new TokenAuthenticator(config.tokens()),
+            // The tokens of the published configuration: a reload adds and revokes them.
+            TokenAuthenticator.following(() -> store.current().config().admin().tokens()),
             new FailedAuthLimiter(config.authFailuresPerMinute(), ticker),
             ConfigLoader.jsonMapper(),
-            handlers);
+            guard,
+            reads,
+            commands);
+  }
+
+  private static void registerConnectionMeters(PrometheusMetrics metrics, ConnectionGuard g) {
+    Gauge.builder("sluice_admin_connections", g, x -> x.counts().open())
+        .description("Open admin API connections")
+        .register(metrics.registry());
+    Map<String, ToDoubleFunction<ConnectionGuard>> closed =
+        Map.of(
+            "evicted", x -> x.counts().evicted(),
+            "refused", x -> x.counts().refused(),
+            "deadline", x -> x.counts().timedOut());
+    closed.forEach(
+        (reason, count) ->
+            FunctionCounter.builder("sluice_admin_connections_closed", g, count)
+                .description(
+                    "Admin API connections closed by the listener's limits: evicted to make room,"
+                        + " refused, or past the request deadline")
+                .tag("reason", reason)
+                .register(metrics.registry()));
+  }
+
+  private static ThreadPoolExecutor executor(int threads, String name) {
+    return new ThreadPoolExecutor(
+        threads,
+        threads,
+        0,
+        TimeUnit.SECONDS,
+        new ArrayBlockingQueue<>(QUEUED_REQUESTS),
+        r -> {
+          Thread t = new Thread(r, name);
+          t.setDaemon(true);
+          return t;
+        });
   }
 
   /** Every route the server answers, for documentation checks. */
@@ -129,6 +181,18 @@ public final class AdminServer implements AutoCloseable {
   }
 
   /**
+   * Adds the pool load intake ({@code PUT /api/v1/pools/{pool}/load}) fed into {@code feed}; call
+   * before {@link #start()}.
+   */
+  public synchronized AdminServer withLoadFeed(PoolLoadFeed feed) {
+    if (channel != null) {
+      throw new IllegalStateException("routes are added before start()");
+    }
+    new LoadRoutes(store, feed, bodies).register(router);
+    return this;
+  }
+
+  /**
    * Binds the listener; TLS files are resolved against the configuration file's directory. Throws
    * {@link IllegalStateException} naming the file when the certificate or key cannot be used, and
    * releases its threads when the address cannot be bound.
@@ -139,21 +203,24 @@ public final class AdminServer implements AutoCloseable {
     }
     SslContext tls = config.tls() == null ? null : sslContext();
     int maxBody = config.maxBodyBytes();
-    boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    workers = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    // One I/O thread both accepts and serves: a connection is admitted or closed by the guard
+    // as it is accepted, so a flood never piles up accepted sockets (and descriptors) waiting for
+    // another thread to look at them.
+    loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     ServerBootstrap b =
         new ServerBootstrap()
-            .group(boss, workers)
+            .group(loop)
             .channel(NioServerSocketChannel.class)
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     ChannelPipeline p = ch.pipeline();
+                    p.addLast(guard);
                     if (tls != null) {
                       p.addLast(tls.newHandler(ch.alloc()));
                     }
-                    p.addLast(new ReadTimeoutHandler(READ_TIMEOUT_SECONDS));
+                    p.addLast(new ReadTimeoutHandler(IDLE_TIMEOUT_SECONDS));
                     p.addLast(new HttpServerCodec());
                     p.addLast(new LimitedAggregator(maxBody));
                     p.addLast(handler);
@@ -167,10 +234,16 @@ public final class AdminServer implements AutoCloseable {
       throw e;
     }
     log.info(
-        "admin API listening on {}://{}:{}",
+        "admin API listening on {}://{}:{} (at most {} connections, {} per source address,"
+            + " {} ms per request)",
         tls == null ? "http" : "https",
         config.listen(),
-        port());
+        port(),
+        config.connections().max(),
+        config.connections().perSource(),
+        config.connections().requestDeadline().toMillis());
+    FileDescriptors.check(
+        config.connections().max(), store.current().config().dns().maxTcpConnections());
     return this;
   }
 
@@ -186,6 +259,48 @@ public final class AdminServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Adds a problem at {@code admin.tls} when the configured certificate or key cannot be read, or
+   * they cannot be used together, so that {@code sluice check} and the start find it before any
+   * socket is bound.
+   */
+  public static void checkTls(SluiceConfig config, Problems problems) {
+    AdminConfig admin = config.admin();
+    if (!admin.enabled() || admin.tls() == null) {
+      return;
+    }
+    if (admin.tls().certFile() == null || admin.tls().keyFile() == null) {
+      return; // reported by the configuration's own validation
+    }
+    File cert = config.resolve(admin.tls().certFile()).toFile();
+    File key = config.resolve(admin.tls().keyFile()).toFile();
+    boolean readable = readable(problems, "admin.tls.certFile", admin.tls().certFile(), cert);
+    readable &= readable(problems, "admin.tls.keyFile", admin.tls().keyFile(), key);
+    if (!readable) {
+      return;
+    }
+    try {
+      SslContextBuilder.forServer(cert, key).build();
+    } catch (SSLException | IllegalArgumentException e) {
+      problems.add(
+          "admin.tls",
+          "cannot use certFile " + cert + " with keyFile " + key + ": " + e.getMessage());
+    }
+  }
+
+  private static boolean readable(Problems problems, String path, String given, File file) {
+    if (file.canRead() && file.isFile()) {
+      return true;
+    }
+    problems.add(path, "cannot read '" + given + "' (resolved to " + file + ")");
+    return false;
+  }
+
+  /** Connections evicted, refused and timed out so far, and those open now. */
+  public ConnectionCounts connectionCounts() {
+    return guard.counts();
+  }
+
   /** The bound port (useful when configured as 0). */
   public int port() {
     return ((InetSocketAddress) channel.localAddress()).getPort();
@@ -197,12 +312,11 @@ public final class AdminServer implements AutoCloseable {
       channel.close().syncUninterruptibly();
       channel = null;
     }
-    for (EventLoopGroup g : new EventLoopGroup[] {boss, workers}) {
-      if (g != null) {
-        g.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-      }
+    if (loop != null) {
+      loop.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
-    handlers.shutdown();
+    reads.shutdown();
+    commands.shutdown();
   }
 
   /** Answers oversized bodies with a JSON 413 instead of Netty's empty one. */

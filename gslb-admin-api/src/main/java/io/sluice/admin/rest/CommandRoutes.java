@@ -251,7 +251,7 @@ final class CommandRoutes {
     }
   }
 
-  private static void checkReason(String reason) {
+  static void checkReason(String reason) {
     if (reason != null && reason.length() > MAX_REASON) {
       throw ApiException.badRequest("reason", "must be at most " + MAX_REASON + " characters");
     }
@@ -281,6 +281,7 @@ final class CommandRoutes {
     m.put("snapshotVersion", r.snapshotVersion());
     m.put("changed", r.changed());
     m.put("message", r.message());
+    m.putAll(r.details());
     return ApiResponse.ok(m);
   }
 }

@@ -9,11 +9,13 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.type.LogicalType;
+import io.sluice.core.config.DuplicateKeys;
 import java.io.IOException;
 
 /**
- * Reads request bodies strictly (unknown fields, wrong types and trailing data are errors) and
- * turns every parse error into a 400 naming the field, such as {@code weights.eu-west-1}.
+ * Reads request bodies strictly (unknown fields, repeated fields, wrong types and trailing data are
+ * errors) and turns every parse error into a 400 naming the field, such as {@code
+ * weights.eu-west-1}.
  */
 final class JsonBodies {
   private static final byte[] EMPTY_OBJECT = {'{', '}'};
@@ -40,6 +42,12 @@ final class JsonBodies {
       }
       return value;
     } catch (JsonProcessingException e) {
+      String duplicate = DuplicateKeys.pathOf(e);
+      if (duplicate != null) {
+        throw ApiException.badRequest(
+            duplicate,
+            "duplicate field '" + DuplicateKeys.keyOf(duplicate) + "': each field may appear once");
+      }
       throw ApiException.badRequest(fieldOf(e), messageOf(e));
     } catch (IOException e) {
       throw ApiException.badRequest(null, "unreadable body: " + e.getMessage());

@@ -6,6 +6,7 @@ import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.ServicePoolConfig;
 import io.sluice.core.config.ZoneConfig;
 import io.sluice.core.health.EndpointHealth;
+import io.sluice.core.health.PoolLoad;
 import io.sluice.core.state.ServicePlan;
 import io.sluice.core.state.Shift;
 import io.sluice.core.state.Snapshot;
@@ -142,6 +143,7 @@ final class StateViews {
     m.put("region", pool.region());
     m.put("capacity", pool.capacity());
     m.put("drained", s.traffic().drained().contains(name));
+    m.put("load", load(s, name, s.health().poolLoads().get(name)));
     List<Map<String, Object>> endpoints = new ArrayList<>();
     for (EndpointConfig e : pool.endpoints()) {
       String key = PoolConfig.endpointKey(name, e);
@@ -163,6 +165,27 @@ final class StateViews {
       endpoints.add(x);
     }
     m.put("endpoints", endpoints);
+    return m;
+  }
+
+  /**
+   * A pool's last reported load for the capacity step, or null when none: value, source, time, the
+   * pool's staleAfter and whether it is stale (then the capacity step ignores it).
+   */
+  static Map<String, Object> load(Snapshot s, String pool, PoolLoad l) {
+    if (l == null) {
+      return null;
+    }
+    PoolConfig pc = s.config().pools().get(pool);
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("value", l.value());
+    m.put("source", l.source().name().toLowerCase(Locale.ROOT));
+    m.put("reportedMillis", l.reportedMillis());
+    m.put("staleAfterSeconds", pc == null ? null : pc.load().staleAfter().toSeconds());
+    m.put("stale", l.stale());
+    if (pc != null && pc.capacity() != null) {
+      m.put("percentOfCapacity", Math.round(l.value() * 1000 / pc.capacity()) / 10.0);
+    }
     return m;
   }
 

@@ -11,8 +11,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.admin.auth.TokenAuthenticator;
+import io.sluice.admin.metrics.PrometheusMetrics;
+import io.sluice.admin.rest.AdminServer;
 import io.sluice.admin.testing.AdminFixture;
+import io.sluice.admin.testing.TestCertificate;
 import io.sluice.core.config.ConfigProblem;
+import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.SwitchRecord;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -22,6 +26,7 @@ import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -286,6 +291,26 @@ class CtlTest {
   }
 
   @Test
+  void loadReportsAPoolLoadWithAnOperatorToken() throws Exception {
+    Run r = ok(OPERATOR, "load", "eu-west-1", "850", "-r", "lb export");
+    assertTrue(r.out().contains("load of eu-west-1 is 850.0"), r.out());
+    assertEquals(850.0, f.store.current().health().poolLoad("eu-west-1"));
+    assertEquals(List.of("otto pool-load {pool=eu-west-1, load=850.0, source=push}"), f.loadAudit);
+    Run status = ok(VIEWER, "status", "--json");
+    assertTrue(
+        status.out().contains("\"source\" : \"push\"")
+            || status.out().contains("\"source\":\"push\""),
+        status.out());
+    assertTrue(ok(VIEWER, "status").out().contains("OF CAPACITY"), "status shows the loads");
+    assertEquals(CtlMain.REFUSED, run(VIEWER, "", false, "load", "eu-west-1", "1").code());
+    assertEquals(CtlMain.USAGE, run(OPERATOR, "", false, "load", "eu-west-1", "many").code());
+    Run unknown = run(OPERATOR, "", false, "load", "nowhere", "1");
+    assertEquals(CtlMain.FAILED, unknown.code());
+    assertTrue(unknown.err().contains("nowhere"), unknown.err());
+    assertEquals(850.0, f.store.current().health().poolLoad("eu-west-1"));
+  }
+
+  @Test
   void auditSwitchesAndExplainPrintTablesOrJson() throws Exception {
     ok(OPERATOR, "freeze", "-r", "incident 9");
     Run audit = ok(VIEWER, "audit", "--service", "app.example.com");
@@ -399,8 +424,7 @@ class CtlTest {
 
   @Test
   void theTokenCanComeFromAFileAfterEveryOtherSource(@TempDir Path dir) throws Exception {
-    Path tokenFile = dir.resolve("admin.token");
-    Files.writeString(tokenFile, VIEWER + "\n");
+    Path tokenFile = ownerOnly(dir.resolve("admin.token"), VIEWER + "\n");
     String url = f.baseUrl();
     assertEquals(
         0,
@@ -468,14 +492,84 @@ class CtlTest {
             "status");
     assertEquals(CtlMain.USAGE, missing.code());
     assertTrue(missing.err().contains("SLUICE_TOKEN_FILE: token file not found: "), missing.err());
-    Path empty = dir.resolve("empty.token");
-    Files.writeString(empty, "\n");
+    Path empty = ownerOnly(dir.resolve("empty.token"), "\n");
     Run blank =
         runWithEnv(
             Map.of("SLUICE_ADMIN_URL", url), "", false, "status", "--token-file", "" + empty);
     assertEquals(CtlMain.USAGE, blank.code());
     assertTrue(
         blank.err().contains("--token-file: token file " + empty + " is empty"), blank.err());
+  }
+
+  @Test
+  void aTokenFileOtherUsersCanReadIsRefused(@TempDir Path dir) throws Exception {
+    Path tokenFile = ownerOnly(dir.resolve("admin.token"), VIEWER + "\n");
+    for (String mode : List.of("rw-r-----", "rw----r--", "rw-rw-rw-")) {
+      Files.setPosixFilePermissions(tokenFile, PosixFilePermissions.fromString(mode));
+      Run r =
+          runWithEnv(
+              Map.of("SLUICE_ADMIN_URL", f.baseUrl()),
+              "",
+              false,
+              "status",
+              "--token-file",
+              tokenFile.toString());
+      assertEquals(CtlMain.USAGE, r.code(), mode);
+      assertTrue(
+          r.err().contains("is accessible to other users (mode " + mode + ")")
+              && r.err().contains("chmod 600 " + tokenFile),
+          r.err());
+    }
+  }
+
+  /** Writes {@code text} to a new file readable by its owner only, as a token file must be. */
+  private static Path ownerOnly(Path file, String text) throws IOException {
+    Files.createFile(
+        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    Files.writeString(file, text);
+    return file;
+  }
+
+  /**
+   * Against a real TLS listener whose certificate a private CA signed: it fails with a pointer to
+   * {@code --ca-file} until the CA is given by flag, environment or config file key.
+   */
+  @Test
+  void ctlTrustsAPrivateCaFromFlagEnvironmentOrConfigFile(@TempDir Path dir) throws Exception {
+    TestCertificate ca = TestCertificate.create(dir);
+    SluiceConfig config = AdminFixture.config(ca.adminTls());
+    try (PrometheusMetrics metrics = new PrometheusMetrics();
+        AdminServer server = AdminFixture.listenerOnly(config, metrics)) {
+      Map<String, String> env = new HashMap<>();
+      env.put("SLUICE_ADMIN_URL", "https://127.0.0.1:" + server.port());
+      env.put("SLUICE_TOKEN", AdminFixture.VIEWER);
+
+      Run untrusted = runWithEnv(env, "", false, "status", "--json");
+      assertEquals(CtlMain.FAILED, untrusted.code(), untrusted.err());
+      assertTrue(
+          untrusted.err().contains("TLS handshake with https://127.0.0.1:"), untrusted.err());
+      assertTrue(untrusted.err().contains("--ca-file"), untrusted.err());
+
+      Run flag =
+          runWithEnv(env, "", false, "status", "--json", "--ca-file", ca.certFile().toString());
+      assertEquals(0, flag.code(), flag.err());
+      assertTrue(flag.out().contains("app.example.com."), flag.out());
+
+      Path conf = dir.resolve("ctl.properties");
+      Files.writeString(conf, "caFile=admin.crt\n");
+      Run fromConfig = runWithEnv(env, "", false, "status", "--json", "--config", conf.toString());
+      assertEquals(
+          0, fromConfig.code(), "caFile= is relative to the config file: " + fromConfig.err());
+
+      Map<String, String> withEnv = new HashMap<>(env);
+      withEnv.put("SLUICE_CA_FILE", ca.certFile().toString());
+      assertEquals(0, runWithEnv(withEnv, "", false, "status", "--json").code());
+
+      Path notPem = Files.writeString(dir.resolve("bad.crt"), "not a certificate\n");
+      Run bad = runWithEnv(env, "", false, "status", "--ca-file", notPem.toString());
+      assertEquals(CtlMain.USAGE, bad.code());
+      assertTrue(bad.err().contains("CA file " + notPem), bad.err());
+    }
   }
 
   @Test

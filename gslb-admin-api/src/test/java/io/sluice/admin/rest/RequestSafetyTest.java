@@ -18,6 +18,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -102,22 +103,116 @@ class RequestSafetyTest {
       for (int i = 0; i < 3; i++) {
         assertEquals(401, f.get("/api/v1/status", "guess-" + i).statusCode());
       }
-      var limited = f.get("/api/v1/status", VIEWER);
-      assertEquals(429, limited.statusCode(), "even a good token waits out the window");
+      var limited = f.get("/api/v1/status", "guess-4");
+      assertEquals(429, limited.statusCode(), "a wrong token waits out the window");
       assertEquals("60", limited.headers().firstValue("Retry-After").orElse(""));
+      assertEquals(429, f.get("/api/v1/status", null).statusCode(), "so does no token");
       assertEquals(200, f.get("/healthz", null).statusCode(), "health needs no token");
       f.ticker.advance(Duration.ofSeconds(61));
-      assertEquals(200, f.get("/api/v1/status", VIEWER).statusCode());
+      assertEquals(401, f.get("/api/v1/status", "guess-5").statusCode());
     } finally {
       logger.detachAppender(logs);
       logger.setLevel(before);
     }
     List<String> lines = logs.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
     assertEquals(
-        3,
+        4,
         lines.stream().filter(l -> l.startsWith("authentication failed from 127.0.0.1")).count(),
         lines.toString());
     assertTrue(lines.stream().noneMatch(l -> l.contains("guess-")), lines.toString());
+  }
+
+  @Test
+  void failedLoginsFromTheSameAddressNeverLockOutAValidToken() throws Exception {
+    for (int i = 0; i < 10; i++) {
+      f.get("/api/v1/status", "guess-" + i);
+    }
+    assertEquals(429, f.get("/api/v1/status", "guess-10").statusCode());
+    var rollback = f.post(S + "/rollback", OPERATOR, "{}");
+    assertEquals(200, rollback.statusCode(), "the operator is not locked out: " + rollback.body());
+    assertEquals(200, f.get("/api/v1/status", VIEWER).statusCode());
+  }
+
+  @Test
+  void requestTextCannotForgeLogLines() throws Exception {
+    List<String> lines =
+        logged(
+            () -> {
+              var r =
+                  f.send(
+                      "POST",
+                      "/api/v1/services/x%0a2026-01-01%20INFO%20ada%20(admin)%20rollback%1b%5b2J"
+                          + "/rollback",
+                      "wrong",
+                      "{}");
+              assertEquals(401, r.statusCode());
+            });
+    assertEquals(1, lines.size(), lines.toString());
+    String line = lines.get(0);
+    assertTrue(line.contains("x\\x0a2026-01-01 INFO ada (admin) rollback\\x1b[2J"), line);
+    assertTrue(line.chars().noneMatch(c -> c < 0x20), line);
+  }
+
+  @Test
+  void aMalformedPercentEncodingIs400WithOneLogLine() throws Exception {
+    List<ILoggingEvent> events = new ArrayList<>();
+    List<String> lines =
+        logged(
+            () -> {
+              for (String target : List.of("/%ZZ", "/api/v1/services/%ZZ/rollback", "/x?a=%ZZ")) {
+                try (Socket socket = new Socket("127.0.0.1", f.server.port())) {
+                  socket.setSoTimeout(10_000);
+                  socket
+                      .getOutputStream()
+                      .write(
+                          ("GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                              .getBytes(StandardCharsets.US_ASCII));
+                  String reply =
+                      new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                  assertTrue(reply.startsWith("HTTP/1.1 400 "), target + " -> " + reply);
+                  assertTrue(reply.contains("malformed percent-encoding"), reply);
+                }
+              }
+            },
+            events);
+    assertEquals(3, lines.size(), lines.toString());
+    assertTrue(
+        lines.stream().allMatch(l -> l.startsWith("malformed request URI from ")),
+        lines.toString());
+    assertTrue(events.stream().allMatch(e -> e.getThrowableProxy() == null), "no stack trace");
+    assertEquals(200, f.get("/api/v1/status", VIEWER).statusCode(), "the handlers still serve");
+  }
+
+  /** An action that may throw. */
+  private interface Action {
+    void run() throws Exception;
+  }
+
+  private static List<String> logged(Action action) throws Exception {
+    return logged(action, new ArrayList<>());
+  }
+
+  /** The messages every logger logged at INFO or above while {@code action} ran. */
+  private static List<String> logged(Action action, List<ILoggingEvent> events) throws Exception {
+    Logger admin = (Logger) LoggerFactory.getLogger("io.sluice.admin");
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    admin.addAppender(logs);
+    Level before = admin.getLevel();
+    admin.setLevel(Level.INFO);
+    try {
+      action.run();
+    } finally {
+      admin.detachAppender(logs);
+      admin.setLevel(before);
+    }
+    List<ILoggingEvent> kept =
+        logs.list.stream()
+            .filter(e -> e.getLevel().isGreaterOrEqual(Level.INFO))
+            .filter(e -> e.getLoggerName().startsWith("io.sluice.admin"))
+            .toList();
+    events.addAll(kept);
+    return kept.stream().map(ILoggingEvent::getFormattedMessage).toList();
   }
 
   @Test

@@ -70,6 +70,12 @@ class RouteAuthorizationTest {
               Role.OPERATOR),
           new Call(
               "POST", "/api/v1/services/{service}/rollback", S + "/rollback", "{}", Role.OPERATOR),
+          new Call(
+              "PUT",
+              "/api/v1/pools/{pool}/load",
+              "/api/v1/pools/eu-west-1/load",
+              "{\"load\":500}",
+              Role.OPERATOR),
           new Call("POST", "/api/v1/rollback", "/api/v1/rollback", "{}", Role.OPERATOR),
           new Call("POST", "/api/v1/freeze", "/api/v1/freeze", "{}", Role.OPERATOR),
           new Call("POST", "/api/v1/unfreeze", "/api/v1/unfreeze", "{}", Role.OPERATOR),

@@ -13,6 +13,7 @@ import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.ConfigReloader;
 import io.sluice.core.health.EndpointHealth;
 import io.sluice.core.health.HealthView;
+import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.AddressFamily;
@@ -51,17 +52,28 @@ public final class AdminFixture implements AutoCloseable {
   public final PrometheusMetrics metrics = new PrometheusMetrics();
   public final ManualTicker ticker = new ManualTicker();
   public final AdminServer server;
+
+  /** Every audited load push, as "actor action details". */
+  public final List<String> loadAudit = new CopyOnWriteArrayList<>();
+
+  /** The load feed behind {@code PUT /api/v1/pools/{pool}/load} (pushes only: no pulls run). */
+  public final PoolLoadFeed loads;
+
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final ObjectMapper json = new ObjectMapper();
 
-  /** The example configuration, with {@code adminExtra} appended to its admin section. */
+  /**
+   * The example configuration, with {@code adminExtra} appended to its admin section; a key given
+   * there replaces the default (a key may appear only once).
+   */
   public static String yaml(String adminExtra) {
+    String limit = adminExtra.contains("authFailuresPerMinute:") ? "" : "authFailuresPerMinute: 3";
     return """
         admin:
           listen: 127.0.0.1
           port: 0
-          authFailuresPerMinute: 3
+          %s
           maxBodyBytes: 4096
           tokens:
             - { name: vera, role: viewer, sha256: %s }
@@ -97,6 +109,7 @@ public final class AdminFixture implements AutoCloseable {
                 pools: [eu-west-1, us-east-1]
         """
         .formatted(
+            limit,
             TokenAuthenticator.hash(VIEWER),
             TokenAuthenticator.hash(OPERATOR),
             TokenAuthenticator.hash(ADMIN),
@@ -135,6 +148,17 @@ public final class AdminFixture implements AutoCloseable {
     store = new SnapshotStore(initial);
     control = new RecordingControlPlane(store);
     reloader = new FakeReloader(store);
+    loads =
+        PoolLoadFeed.create(
+            store,
+            (actor, action, service, reason, before, after, details) -> {
+              loadAudit.add(actor.name() + " " + action + " " + details);
+              return loadAudit.size();
+            },
+            (url, query, timeout) -> {
+              throw new IllegalStateException("no pulls in this fixture");
+            },
+            ticker);
     server =
         new AdminServer(
                 config.admin(),
@@ -145,8 +169,31 @@ public final class AdminFixture implements AutoCloseable {
                 probeReports::add,
                 metrics,
                 ticker)
+            .withLoadFeed(loads)
             .start();
     server.ready(true);
+  }
+
+  /**
+   * A started server for {@code config} with a recording control plane and no reloader, explainer
+   * or probe sink: for tests of the listener itself (TLS, connections).
+   */
+  public static AdminServer listenerOnly(SluiceConfig config, PrometheusMetrics metrics)
+      throws InterruptedException {
+    SnapshotStore store = new SnapshotStore(Snapshot.initial(config));
+    return new AdminServer(
+            config.admin(),
+            store,
+            new RecordingControlPlane(store),
+            actor -> {
+              throw new UnsupportedOperationException();
+            },
+            (service, family, client) -> {
+              throw new UnsupportedOperationException();
+            },
+            report -> {},
+            metrics)
+        .start();
   }
 
   public String baseUrl() {

@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 
 /**
@@ -68,6 +69,19 @@ public final class RecordingControlPlane implements ControlPlane {
   /** Waits (at most 10 s) until a held command has arrived. */
   public boolean awaitHeld() throws InterruptedException {
     return held.await(10, TimeUnit.SECONDS);
+  }
+
+  private volatile CountDownLatch auditHold;
+  private final AtomicInteger auditsHeld = new AtomicInteger();
+
+  /** Makes every audit query wait (at most 20 s) until {@code latch} opens; null stops that. */
+  public void holdAudits(CountDownLatch latch) {
+    auditHold = latch;
+  }
+
+  /** How many audit queries are waiting on the latch now. */
+  public int auditsHeld() {
+    return auditsHeld.get();
   }
 
   /** Makes the next command throw {@code e} (a rejection or an unexpected failure). */
@@ -346,7 +360,8 @@ public final class RecordingControlPlane implements ControlPlane {
                 drill,
                 pending.getOrDefault(fq, Map.of()),
                 p.ttlOverride() == null ? svc.ttl() : p.ttlOverride(),
-                1));
+                1,
+                null));
       }
     }
     return out;
@@ -354,6 +369,17 @@ public final class RecordingControlPlane implements ControlPlane {
 
   @Override
   public List<AuditEvent> audit(AuditQuery q) {
+    CountDownLatch latch = auditHold;
+    if (latch != null) {
+      auditsHeld.incrementAndGet();
+      try {
+        latch.await(20, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        auditsHeld.decrementAndGet();
+      }
+    }
     return auditLog.stream()
         .filter(e -> q.service() == null || q.service().equals(e.service()))
         .filter(e -> q.actor() == null || q.actor().equals(e.actor()))

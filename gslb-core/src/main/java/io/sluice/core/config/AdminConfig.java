@@ -1,12 +1,17 @@
 package io.sluice.core.config;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The admin REST API listener: address, bearer tokens (stored as SHA-256 hashes only), optional
- * TLS, the request body limit, the failed-authentication rate limit and whether {@code /metrics}
- * needs a token.
+ * TLS, the request body limit, the failed-authentication rate limit, whether {@code /metrics} needs
+ * a token, the connection limits, and whether a non-loopback listener may run without TLS.
  */
 public record AdminConfig(
     Boolean enabled,
@@ -16,7 +21,9 @@ public record AdminConfig(
     TlsConfig tls,
     Integer maxBodyBytes,
     Integer authFailuresPerMinute,
-    Boolean metricsPublic) {
+    Boolean metricsPublic,
+    ConnectionLimits connections,
+    Boolean allowInsecureListen) {
 
   /** The roles a token may have. */
   public static final List<String> ROLES = List.of("viewer", "operator", "admin", "probe");
@@ -29,11 +36,13 @@ public record AdminConfig(
     maxBodyBytes = maxBodyBytes == null ? 65_536 : maxBodyBytes;
     authFailuresPerMinute = authFailuresPerMinute == null ? 10 : authFailuresPerMinute;
     metricsPublic = metricsPublic == null ? Boolean.FALSE : metricsPublic;
+    connections = connections == null ? ConnectionLimits.defaults() : connections;
+    allowInsecureListen = allowInsecureListen == null ? Boolean.FALSE : allowInsecureListen;
   }
 
   /** The listener without TLS and with default limits. */
   public AdminConfig(Boolean enabled, String listen, Integer port, List<TokenConfig> tokens) {
-    this(enabled, listen, port, tokens, null, null, null, null);
+    this(enabled, listen, port, tokens, null, null, null, null, null, null);
   }
 
   public static AdminConfig defaults() {
@@ -42,28 +51,97 @@ public record AdminConfig(
 
   /** The same settings on another port (a command-line override). */
   public AdminConfig withPort(int newPort) {
-    return new AdminConfig(
-        enabled, listen, newPort, tokens, tls, maxBodyBytes, authFailuresPerMinute, metricsPublic);
+    return copy(newPort, tokens);
   }
 
   /** The same settings with other tokens. */
   public AdminConfig withTokens(List<TokenConfig> newTokens) {
+    return copy(port, newTokens);
+  }
+
+  private AdminConfig copy(int newPort, List<TokenConfig> newTokens) {
     return new AdminConfig(
-        enabled, listen, port, newTokens, tls, maxBodyBytes, authFailuresPerMinute, metricsPublic);
+        enabled,
+        listen,
+        newPort,
+        newTokens,
+        tls,
+        maxBodyBytes,
+        authFailuresPerMinute,
+        metricsPublic,
+        connections,
+        allowInsecureListen);
   }
 
   void validate(String path, Problems p) {
     if (!Addresses.isLiteral(listen)) {
       p.add(Problems.child(path, "listen"), "must be an IP address, was '" + listen + "'");
+    } else if (tls == null && !allowInsecureListen && !isLoopback(listen)) {
+      p.add(
+          Problems.child(path, "listen"),
+          "'"
+              + listen
+              + "' is not a loopback address and admin.tls is not set: bearer tokens would"
+              + " cross the network in clear text; configure admin.tls, listen on 127.0.0.1,"
+              + " or set admin.allowInsecureListen: true");
     }
+    connections.validate(Problems.child(path, "connections"), p);
     p.range(Problems.child(path, "port"), port, 0, 65535);
     p.range(Problems.child(path, "maxBodyBytes"), maxBodyBytes, 1024, 16 * 1024 * 1024);
     p.range(Problems.child(path, "authFailuresPerMinute"), authFailuresPerMinute, 1, 100_000);
     if (tls != null) {
       tls.validate(Problems.child(path, "tls"), p);
     }
+    Map<String, Integer> names = new HashMap<>();
     for (int i = 0; i < tokens.size(); i++) {
-      tokens.get(i).validate(Problems.index(Problems.child(path, "tokens"), i), p);
+      String tp = Problems.index(Problems.child(path, "tokens"), i);
+      tokens.get(i).validate(tp, p);
+      // The name is the actor in the audit log and in reload results: it must say who it was.
+      Integer first =
+          tokens.get(i).name() == null ? null : names.putIfAbsent(tokens.get(i).name(), i);
+      if (first != null) {
+        p.add(
+            Problems.child(tp, "name"),
+            "'"
+                + tokens.get(i).name()
+                + "' is already the name of "
+                + Problems.index(Problems.child(path, "tokens"), first));
+      }
+    }
+  }
+
+  private static boolean isLoopback(String literal) {
+    try {
+      return InetAddress.getByAddress(Addresses.parse(literal)).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      return false;
+    }
+  }
+
+  /**
+   * How many connections the listener keeps (in all and per source address) and how long a client
+   * may take to send one whole request, headers and body, counted from its first byte.
+   */
+  public record ConnectionLimits(Integer max, Integer perSource, Duration requestDeadline) {
+    public ConnectionLimits {
+      max = max == null ? 256 : max;
+      perSource = perSource == null ? 64 : perSource;
+      requestDeadline = requestDeadline == null ? Duration.ofSeconds(10) : requestDeadline;
+    }
+
+    /** 256 connections, 64 per source address, 10 s per request. */
+    public static ConnectionLimits defaults() {
+      return new ConnectionLimits(null, null, null);
+    }
+
+    void validate(String path, Problems p) {
+      p.range(Problems.child(path, "max"), max, 2, 100_000);
+      p.range(Problems.child(path, "perSource"), perSource, 1, max);
+      if (requestDeadline.isNegative()
+          || requestDeadline.isZero()
+          || requestDeadline.compareTo(Duration.ofMinutes(10)) > 0) {
+        p.add(Problems.child(path, "requestDeadline"), "must be more than 0 and at most 10m");
+      }
     }
   }
 

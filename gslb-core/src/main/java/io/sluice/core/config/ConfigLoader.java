@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.JsonSerializer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializerProvider;
@@ -18,6 +19,8 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
@@ -25,7 +28,11 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * Reads YAML into a {@link SluiceConfig} and validates it fully. Every error names the file, the
@@ -34,6 +41,14 @@ import java.util.List;
  */
 public final class ConfigLoader {
   private static final ObjectMapper YAML = configure(new ObjectMapper(new YAMLFactory()));
+
+  /** Reads the tree with repeated keys allowed; they are found and reported separately. */
+  private static final ObjectMapper LENIENT_YAML =
+      configure(new ObjectMapper(new YAMLFactory()))
+          .configure(JsonParser.Feature.STRICT_DUPLICATE_DETECTION, false);
+
+  /** Shape and type problems reported before binding gives up (each one re-binds the tree). */
+  private static final int MAX_SHAPE_PROBLEMS = 100;
 
   private ConfigLoader() {}
 
@@ -69,7 +84,9 @@ public final class ConfigLoader {
         .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, true)
         .configure(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES, true)
         .configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true)
-        .configure(DeserializationFeature.ACCEPT_FLOAT_AS_INT, false);
+        .configure(DeserializationFeature.ACCEPT_FLOAT_AS_INT, false)
+        // A key written twice is an error naming it, never "the last one wins".
+        .configure(JsonParser.Feature.STRICT_DUPLICATE_DETECTION, true);
     // "port: fifty" must be an error naming the field, not a silent coercion.
     for (LogicalType t :
         new LogicalType[] {LogicalType.Integer, LogicalType.Float, LogicalType.Boolean}) {
@@ -78,39 +95,204 @@ public final class ConfigLoader {
     return m;
   }
 
+  /**
+   * What reading a file produced: the configuration as far as it could be read (null when the file
+   * could not be read as YAML at all) and every problem found, in the order found.
+   */
+  public record Parsed(SluiceConfig config, List<ConfigProblem> problems) {
+    public Parsed {
+      problems = List.copyOf(problems);
+    }
+
+    /** The configuration, or a {@link ConfigException} holding every problem. */
+    public SluiceConfig orThrow() throws ConfigException {
+      if (!problems.isEmpty() || config == null) {
+        throw new ConfigException(problems);
+      }
+      return config;
+    }
+  }
+
   /** Loads and validates {@code file}; relative paths inside it resolve against its directory. */
   public static SluiceConfig load(Path file) throws ConfigException {
+    return read(file).orThrow();
+  }
+
+  /**
+   * Reads and validates {@code file}, collecting every problem of its shape, types and values
+   * instead of stopping at the first; the configuration is returned as far as it could be read, so
+   * later phases (zone files, policies) can report their problems in the same run.
+   */
+  public static Parsed read(Path file) {
     String text;
     try {
       text = Files.readString(file);
     } catch (NoSuchFileException e) {
-      throw new ConfigException(file.toString(), "", "file not found");
+      return failed(file.toString(), "", "file not found");
     } catch (IOException e) {
-      throw new ConfigException(file.toString(), "", "cannot read: " + e.getMessage());
+      return failed(file.toString(), "", "cannot read: " + e.getMessage());
     }
     Path dir = file.toAbsolutePath().getParent();
-    return parse(text, file.toString(), dir == null ? Path.of(".") : dir);
+    return read(text, file.toString(), dir == null ? Path.of(".") : dir);
   }
 
   /** Parses and validates YAML text; {@code name} is used in error messages. */
   public static SluiceConfig parse(String yaml, String name, Path baseDir) throws ConfigException {
+    return read(yaml, name, baseDir).orThrow();
+  }
+
+  /** Like {@link #read(Path)}, for YAML text named {@code name}. */
+  public static Parsed read(String yaml, String name, Path baseDir) {
     if (yaml.isBlank()) {
-      throw new ConfigException(name, "", "the file is empty");
+      return failed(name, "", "the file is empty");
     }
+    Problems problems = new Problems(name);
+    List<String> pruned = new ArrayList<>();
     SluiceConfig raw;
     try {
+      // A well-formed file, the common case, is read in one strict pass.
       raw = YAML.readValue(yaml, SluiceConfig.class);
-    } catch (JsonProcessingException e) {
-      throw new ConfigException(name, pathOf(e), messageOf(e));
-    }
-    if (raw == null) {
-      throw new ConfigException(name, "", "the file is empty");
+      if (raw == null) {
+        return failed(name, "", "the file is empty");
+      }
+    } catch (JsonProcessingException strict) {
+      raw = readCollectingShapeProblems(yaml, problems, pruned);
+      if (problems.isEmpty()) {
+        problems.add(pathOf(strict), messageOf(strict, null));
+      }
+      if (raw == null) {
+        return new Parsed(null, problems.list());
+      }
     }
     SluiceConfig config = raw.withBaseDir(baseDir);
-    Problems problems = new Problems(name);
-    config.validate(problems);
-    problems.throwIfAny();
-    return config;
+    Problems values = new Problems(name);
+    config.validate(values);
+    List<ConfigProblem> all = new ArrayList<>(problems.list());
+    for (ConfigProblem p : values.list()) {
+      // A value removed for its wrong type is reported once, not again as missing.
+      if (pruned.stream()
+          .noneMatch(
+              bad ->
+                  p.path().equals(bad)
+                      || p.path().startsWith(bad + ".")
+                      || p.path().startsWith(bad + "["))) {
+        all.add(p);
+      }
+    }
+    return new Parsed(config, all);
+  }
+
+  /**
+   * The slow path for a file with problems: reports every repeated key, reads the tree past them,
+   * then binds it collecting every key or value of the wrong shape. Null when reading cannot go on.
+   */
+  private static SluiceConfig readCollectingShapeProblems(
+      String yaml, Problems problems, List<String> pruned) {
+    JsonNode tree;
+    try {
+      for (String duplicate : DuplicateKeys.find(LENIENT_YAML.getFactory(), yaml)) {
+        problems.add(
+            duplicate,
+            "duplicate key '" + DuplicateKeys.keyOf(duplicate) + "': each key may appear once");
+      }
+      // Read on past repeated keys (reported above) to find the file's other problems too.
+      tree = LENIENT_YAML.readTree(yaml);
+    } catch (JsonProcessingException e) {
+      // Not YAML: nothing below can be trusted.
+      problems.add(pathOf(e), messageOf(e, null));
+      return null;
+    } catch (IOException e) {
+      problems.add("", "cannot read: " + e.getMessage());
+      return null;
+    }
+    if (tree == null || tree.isMissingNode() || tree.isNull()) {
+      problems.add("", "the file is empty");
+      return null;
+    }
+    return bind(tree, problems, pruned);
+  }
+
+  /**
+   * Binds the tree, reporting each key or value of the wrong shape and removing it so that binding
+   * can go on and find the next one; returns null when a problem cannot be removed.
+   */
+  private static SluiceConfig bind(JsonNode tree, Problems problems, List<String> pruned) {
+    for (int attempt = 0; attempt < MAX_SHAPE_PROBLEMS; attempt++) {
+      try {
+        if (!tree.isObject()) {
+          problems.add("", "expected a mapping of sections (dns:, zones:, ...) at the top");
+          return null;
+        }
+        return YAML.treeToValue(tree, SluiceConfig.class);
+      } catch (JsonProcessingException e) {
+        String path = pathOf(e);
+        JsonNode bad = e instanceof JsonMappingException jm ? at(tree, jm.getPath()) : null;
+        problems.add(path, messageOf(e, bad));
+        if (!(e instanceof JsonMappingException jm) || !remove(tree, jm.getPath(), e)) {
+          return null;
+        }
+        pruned.add(
+            e instanceof UnrecognizedPropertyException u
+                ? Problems.child(path, u.getPropertyName())
+                : path);
+      } catch (IllegalArgumentException e) {
+        problems.add("", e.getMessage());
+        return null;
+      }
+    }
+    problems.add("", "too many problems; fix these first");
+    return null;
+  }
+
+  private static JsonNode at(JsonNode tree, List<JsonMappingException.Reference> refs) {
+    JsonNode n = tree;
+    for (JsonMappingException.Reference r : refs) {
+      if (n == null) {
+        return null;
+      }
+      n = r.getFieldName() != null ? n.get(r.getFieldName()) : n.get(r.getIndex());
+    }
+    return n;
+  }
+
+  /**
+   * Removes the key or value the error points at: an unknown key, or a value of the wrong type
+   * (which then takes its default, or is reported as missing by validation). A list entry that
+   * should be a mapping becomes an empty one (removing it would shift the indices of later
+   * problems); other list entries stop binding there.
+   */
+  private static boolean remove(
+      JsonNode tree, List<JsonMappingException.Reference> refs, JsonProcessingException e) {
+    if (refs.isEmpty()) {
+      return false;
+    }
+    JsonMappingException.Reference last = refs.get(refs.size() - 1);
+    JsonNode parent = at(tree, refs.subList(0, refs.size() - 1));
+    if (e instanceof ValueInstantiationException) {
+      // The constructor refused the whole object: removing one key would not help.
+      return false;
+    }
+    if (last.getFieldName() == null
+        && parent instanceof ArrayNode list
+        && e instanceof MismatchedInputException m
+        && m.getTargetType() != null
+        && m.getTargetType().isRecord()
+        && last.getIndex() >= 0
+        && last.getIndex() < list.size()
+        && !list.get(last.getIndex()).isObject()) {
+      // A list entry that should be a mapping: an empty one keeps the later indices right; its
+      // missing fields are not reported again (the path is pruned).
+      list.set(last.getIndex(), list.objectNode());
+      return true;
+    }
+    if (last.getFieldName() == null || !(parent instanceof ObjectNode obj)) {
+      return false;
+    }
+    return obj.remove(last.getFieldName()) != null;
+  }
+
+  private static Parsed failed(String name, String path, String message) {
+    return new Parsed(null, List.of(new ConfigProblem(name, path, message)));
   }
 
   private static String pathOf(JsonProcessingException e) {
@@ -136,7 +318,7 @@ public final class ConfigLoader {
     return sb.toString();
   }
 
-  private static String messageOf(JsonProcessingException e) {
+  private static String messageOf(JsonProcessingException e, JsonNode bad) {
     if (e instanceof UnrecognizedPropertyException u) {
       List<String> known =
           u.getKnownPropertyIds() == null
@@ -150,11 +332,18 @@ public final class ConfigLoader {
     if (e instanceof InvalidFormatException f && f.getTargetType() == Duration.class) {
       return f.getOriginalMessage();
     }
+    if (e instanceof InvalidFormatException f
+        && f.getTargetType() != null
+        && f.getTargetType().isEnum()) {
+      List<String> names =
+          Arrays.stream(f.getTargetType().getEnumConstants()).map(String::valueOf).toList();
+      return "must be one of " + String.join(", ", names) + ", was " + shown(bad);
+    }
     if (e instanceof ValueInstantiationException v && v.getCause() != null) {
       return v.getCause().getMessage();
     }
     if (e instanceof MismatchedInputException m && m.getTargetType() != null) {
-      return "expected " + describe(m.getTargetType()) + ": " + firstLine(m.getOriginalMessage());
+      return "expected " + describe(m.getTargetType()) + ", was " + shown(bad);
     }
     String where =
         e.getLocation() == null
@@ -165,6 +354,21 @@ public final class ConfigLoader {
                 + e.getLocation().getColumnNr()
                 + ")";
     return firstLine(e.getOriginalMessage()) + where;
+  }
+
+  /** The offending value as written, shortened: {@code "abc"}, {@code 5}, a mapping, a list. */
+  private static String shown(JsonNode bad) {
+    if (bad == null) {
+      return "something else";
+    }
+    if (bad.isObject()) {
+      return "a mapping";
+    }
+    if (bad.isArray()) {
+      return "a list";
+    }
+    String text = bad.toString();
+    return text.length() > 60 ? text.substring(0, 57) + "..." : text;
   }
 
   private static String describe(Class<?> type) {
@@ -180,10 +384,16 @@ public final class ConfigLoader {
     if (List.class.isAssignableFrom(type)) {
       return "a list";
     }
-    if (type == Double.class) {
+    if (type == Double.class || type == double.class || type == Float.class) {
       return "a number";
     }
-    return "a " + type.getSimpleName().replace("Config", "") + " section";
+    if (Map.class.isAssignableFrom(type)) {
+      return "a mapping";
+    }
+    // A section or entry: name what it is, in the words of the configuration file.
+    return "a mapping ("
+        + type.getSimpleName().replace("Config", "").toLowerCase(Locale.ROOT)
+        + ")";
   }
 
   private static String firstLine(String s) {

@@ -1,5 +1,6 @@
 package io.sluice.core.config;
 
+import java.net.IDN;
 import java.util.Locale;
 
 /** Textual domain-name checks for config validation; the wire form lives in the DNS module. */
@@ -39,6 +40,18 @@ public final class DomainNames {
     if (n.length() > 254) {
       return "must be at most 253 characters, was " + (n.length() - 1);
     }
+    for (int i = 0; i < n.length(); i++) {
+      char c = n.charAt(i);
+      if (c <= ' ' || c >= 0x7f) {
+        // A query carries the name's bytes as sent: a name with other characters never matches.
+        return "must be printable ASCII without spaces (write an internationalized name in its"
+            + " xn-- form"
+            + aLabel(name)
+            + "), was '"
+            + name
+            + "'";
+      }
+    }
     String[] labels = n.substring(0, n.length() - 1).split("\\.", -1);
     for (String label : labels) {
       if (label.isEmpty()) {
@@ -49,6 +62,14 @@ public final class DomainNames {
       }
     }
     return null;
+  }
+
+  private static String aLabel(String name) {
+    try {
+      return ", here '" + IDN.toASCII(name, IDN.ALLOW_UNASSIGNED) + "'";
+    } catch (IllegalArgumentException e) {
+      return "";
+    }
   }
 
   /** True when {@code name} equals {@code zone} or lies below it (both canonical). */

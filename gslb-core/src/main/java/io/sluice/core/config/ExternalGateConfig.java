@@ -15,15 +15,7 @@ public record ExternalGateConfig(String url, String query, Double max, Duration 
 
   void validate(String path, Problems p) {
     if (p.required(Problems.child(path, "url"), url)) {
-      try {
-        URI u = URI.create(url);
-        if (!"http".equals(u.getScheme()) && !"https".equals(u.getScheme())) {
-          p.add(
-              Problems.child(path, "url"), "must be an http:// or https:// URL, was '" + url + "'");
-        }
-      } catch (IllegalArgumentException e) {
-        p.add(Problems.child(path, "url"), "is not a URL: '" + url + "'");
-      }
+      checkHttpUrl(Problems.child(path, "url"), url, p);
     }
     if (p.required(Problems.child(path, "query"), query) && query.isBlank()) {
       p.add(Problems.child(path, "query"), "must not be empty");
@@ -33,6 +25,18 @@ public record ExternalGateConfig(String url, String query, Double max, Duration 
     }
     if (timeout.isNegative() || timeout.isZero()) {
       p.add(Problems.child(path, "timeout"), "must be above 0");
+    }
+  }
+
+  /** Reports {@code url} at {@code field} unless it is an http:// or https:// URL. */
+  static void checkHttpUrl(String field, String url, Problems p) {
+    try {
+      URI u = URI.create(url);
+      if (!"http".equals(u.getScheme()) && !"https".equals(u.getScheme())) {
+        p.add(field, "must be an http:// or https:// URL, was '" + url + "'");
+      }
+    } catch (IllegalArgumentException e) {
+      p.add(field, "is not a URL: '" + url + "'");
     }
   }
 }

@@ -10,11 +10,23 @@ public record PoolConfig(
     GeoPoint location,
     Long capacity,
     List<EndpointConfig> endpoints,
-    HealthConfig health) {
+    HealthConfig health,
+    PoolLoadConfig load) {
 
   public PoolConfig {
     endpoints = Lists.copy(endpoints);
     health = health == null ? HealthConfig.defaults() : health;
+    load = load == null ? PoolLoadConfig.defaults() : load;
+  }
+
+  /** A pool whose load is only pushed, with the default staleness. */
+  public PoolConfig(
+      String region,
+      GeoPoint location,
+      Long capacity,
+      List<EndpointConfig> endpoints,
+      HealthConfig health) {
+    this(region, location, capacity, endpoints, health, null);
   }
 
   /** The key under which endpoint {@code e} of pool {@code pool} is known to health and state. */
@@ -49,5 +61,6 @@ public record PoolConfig(
       }
     }
     health.validate(Problems.child(path, "health"), p);
+    load.validate(Problems.child(path, "load"), p);
   }
 }

@@ -38,6 +38,12 @@ public record SluiceConfig(
     return new SluiceConfig(dns, admin, stateDir, zones, regions, topology, pools, probes, dir);
   }
 
+  /** The same configuration with other admin settings. */
+  public SluiceConfig withAdmin(AdminConfig newAdmin) {
+    return new SluiceConfig(
+        dns, newAdmin, stateDir, zones, regions, topology, pools, probes, baseDir);
+  }
+
   /** Resolves a path from the configuration against the directory of the configuration file. */
   public Path resolve(String path) {
     return baseDir.resolve(path).normalize();

@@ -3,8 +3,9 @@ package io.sluice.core.control;
 import java.util.Map;
 
 /**
- * Operator-visible traffic state of one service: current share per pool, the ramp or drill in
- * progress, a pending confirmation, freeze flags and the TTL being served.
+ * Operator-visible traffic state of one service: current share per pool (overall and per client
+ * region; the latter null when the planner cannot tell), the ramp or drill in progress, a pending
+ * confirmation, freeze flags and the TTL being served.
  */
 public record ServiceStatus(
     String service,
@@ -16,4 +17,5 @@ public record ServiceStatus(
     Map<String, Object> drill,
     Map<String, Object> pending,
     long ttlServed,
-    long lastStableVersion) {}
+    long lastStableVersion,
+    Map<String, Map<String, Double>> sharesByRegion) {}

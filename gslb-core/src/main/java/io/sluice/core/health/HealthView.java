@@ -13,7 +13,7 @@ public final class HealthView {
   public static final HealthView EMPTY = new HealthView(Map.of(), 0);
 
   private final Map<String, EndpointHealth> byEndpoint;
-  private final Map<String, Double> poolLoad;
+  private final Map<String, PoolLoad> poolLoad;
   private final long version;
 
   private HealthView(Map<String, EndpointHealth> byEndpoint, long version) {
@@ -21,7 +21,7 @@ public final class HealthView {
   }
 
   private HealthView(
-      Map<String, EndpointHealth> byEndpoint, Map<String, Double> poolLoad, long version) {
+      Map<String, EndpointHealth> byEndpoint, Map<String, PoolLoad> poolLoad, long version) {
     this.byEndpoint = byEndpoint;
     this.poolLoad = poolLoad;
     this.version = version;
@@ -70,7 +70,7 @@ public final class HealthView {
     Map<String, EndpointHealth> copy = new HashMap<>(byEndpoint);
     copy.keySet().removeAll(removed);
     copy.putAll(changes);
-    return new HealthView(Map.copyOf(copy), version + 1);
+    return new HealthView(Map.copyOf(copy), poolLoad, version + 1);
   }
 
   /** A new view with several endpoints' health replaced at once. */
@@ -82,22 +82,31 @@ public final class HealthView {
 
   /**
    * The current load of pool {@code pool} in the unit of its configured capacity (for example
-   * connections or requests per second), or NaN when nothing has been reported.
+   * connections or requests per second), or NaN when nothing has been reported or the last report
+   * is stale.
    */
   public double poolLoad(String pool) {
-    Double v = poolLoad.get(pool);
-    return v == null ? Double.NaN : v;
+    PoolLoad v = poolLoad.get(pool);
+    return v == null || v.stale() ? Double.NaN : v.value();
   }
 
-  /** Every reported pool load. */
-  public Map<String, Double> poolLoads() {
+  /** Every reported pool load, stale ones included (marked so). */
+  public Map<String, PoolLoad> poolLoads() {
     return poolLoad;
   }
 
-  /** A new view with the given pools' loads replaced (the capacity-aware selector reads them). */
+  /** A new view with the given pools' loads replaced by fresh pushed readings (tests, tools). */
   public HealthView withPoolLoads(Map<String, Double> loads) {
-    Map<String, Double> copy = new HashMap<>(poolLoad);
-    copy.putAll(loads);
+    Map<String, PoolLoad> copy = new HashMap<>(poolLoad);
+    loads.forEach((k, v) -> copy.put(k, new PoolLoad(v, 0, PoolLoad.Source.PUSH, false)));
     return new HealthView(byEndpoint, Map.copyOf(copy), version + 1);
+  }
+
+  /** A new view whose pool loads are exactly {@code loads}, or this view when they are equal. */
+  public HealthView withPoolLoadReadings(Map<String, PoolLoad> loads) {
+    if (loads.equals(poolLoad)) {
+      return this;
+    }
+    return new HealthView(byEndpoint, Map.copyOf(loads), version + 1);
   }
 }

@@ -46,10 +46,16 @@ public interface GslbMetrics {
   default void rollback(String service, long nanos) {}
 
   /**
-   * A policy event on one answer: {@code fail-open}, {@code fail-closed} or {@code
-   * residency-last-resort}.
+   * A policy event on one served answer: {@code fail-open}, {@code fail-closed}, {@code
+   * drained-last-resort} or {@code residency-last-resort}.
    */
   default void policyEvent(String service, String event) {}
+
+  /**
+   * The last load reported for {@code pool} (in the unit of its capacity) and its age in seconds; a
+   * load older than the pool's {@code load.staleAfter} is ignored by the capacity step.
+   */
+  default void poolLoad(String pool, double load, double ageSeconds) {}
 
   /** The TTL a service currently serves. */
   default void servedTtl(String service, long ttl) {}

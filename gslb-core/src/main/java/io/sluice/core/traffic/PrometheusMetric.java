@@ -11,6 +11,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 /**
  * Reads an instant query from a Prometheus-compatible HTTP API ({@code GET
@@ -26,11 +27,16 @@ public final class PrometheusMetric implements ExternalMetric {
 
   @Override
   public double read(ExternalGateConfig gate) throws IOException, InterruptedException {
-    String base = gate.url().endsWith("/") ? gate.url() : gate.url() + "/";
+    return query(gate.url(), gate.query(), gate.timeout());
+  }
+
+  /** The first sample of instant query {@code query} at {@code url} (also pool load pulls). */
+  public double query(String url, String query, Duration timeout)
+      throws IOException, InterruptedException {
+    String base = url.endsWith("/") ? url : url + "/";
     URI uri =
-        URI.create(
-            base + "api/v1/query?query=" + URLEncoder.encode(gate.query(), StandardCharsets.UTF_8));
-    HttpRequest req = HttpRequest.newBuilder(uri).timeout(gate.timeout()).GET().build();
+        URI.create(base + "api/v1/query?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8));
+    HttpRequest req = HttpRequest.newBuilder(uri).timeout(timeout).GET().build();
     HttpResponse<String> resp = client.send(req, HttpResponse.BodyHandlers.ofString());
     if (resp.statusCode() != 200) {
       throw new IOException("HTTP " + resp.statusCode() + " from " + uri);

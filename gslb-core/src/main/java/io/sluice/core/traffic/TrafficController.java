@@ -18,6 +18,7 @@ import io.sluice.core.control.ServiceStatus;
 import io.sluice.core.control.SwitchRecord;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.HealthPublisher;
+import io.sluice.core.spi.ShareEstimator;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ServicePlan;
 import io.sluice.core.state.Shift;
@@ -50,6 +51,7 @@ public final class TrafficController implements ControlPlane {
   private final StateWriter writer;
   private final Transitions transitions;
   private final ControllerSteps steps;
+  private final ShareEstimator shares;
 
   TrafficController(
       SnapshotStore store,
@@ -59,9 +61,11 @@ public final class TrafficController implements ControlPlane {
       Ticker ticker,
       GslbMetrics metrics,
       ExternalMetric external,
+      ShareEstimator shares,
       ObjectMapper json)
       throws IOException {
     this.store = store;
+    this.shares = shares;
     this.audit = audit;
     this.switchLog = switchLog;
     this.transitions = new Transitions(metrics);
@@ -625,18 +629,21 @@ public final class TrafficController implements ControlPlane {
       ServiceConfig cfg = e.getValue();
       ServiceControl sc = cs.service(e.getKey());
       ServicePlan plan = PlanProjection.plan(sc, cfg);
+      // The planner knows the chain (priority, geo, residency...); weights alone are only a guess.
+      Map<String, Double> share = shares.shares(snap, e.getKey());
       out.add(
           new ServiceStatus(
               e.getKey(),
               cfg.traffic().mode(),
               sc.frozen(),
               cs.frozen(),
-              PlanProjection.shares(plan, cfg, cs.drained()),
+              share != null ? share : PlanProjection.shares(plan, cfg, cs.drained()),
               StatusMaps.ramp(sc.ramp()),
               StatusMaps.drill(sc.drill()),
               StatusMaps.pending(sc.pending()),
               PlanProjection.servedTtl(plan, cfg),
-              sc.stableRevision()));
+              sc.stableRevision(),
+              shares.sharesByRegion(snap, e.getKey())));
     }
     return out;
   }

@@ -7,6 +7,7 @@ import io.sluice.core.control.AuditSink;
 import io.sluice.core.control.ControlPlane;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.HealthPublisher;
+import io.sluice.core.spi.ShareEstimator;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.store.FileDurableLog;
@@ -64,6 +65,21 @@ public final class TrafficSystem implements Closeable {
       GslbMetrics metrics,
       ExternalMetric external)
       throws IOException {
+    return openManual(store, stateDir, ticker, metrics, external, ShareEstimator.NONE);
+  }
+
+  /**
+   * Like {@link #openManual(SnapshotStore, Path, Ticker, GslbMetrics, ExternalMetric)}, with status
+   * shares taken from {@code shares} (the policy chain).
+   */
+  public static TrafficSystem openManual(
+      SnapshotStore store,
+      Path stateDir,
+      Ticker ticker,
+      GslbMetrics metrics,
+      ExternalMetric external,
+      ShareEstimator shares)
+      throws IOException {
     ObjectMapper json = mapper();
     FileDurableLog log = FileDurableLog.open(stateDir.resolve("traffic"));
     FileAuditLog audit = null;
@@ -72,7 +88,8 @@ public final class TrafficSystem implements Closeable {
       audit = FileAuditLog.open(stateDir.resolve("audit"), ticker);
       switches = new SwitchLog(stateDir.resolve("switches.jsonl"), json, 1000);
       TrafficController c =
-          new TrafficController(store, log, audit, switches, ticker, metrics, external, json);
+          new TrafficController(
+              store, log, audit, switches, ticker, metrics, external, shares, json);
       return new TrafficSystem(log, audit, switches, c);
     } catch (IOException | RuntimeException e) {
       log.close();
@@ -92,7 +109,18 @@ public final class TrafficSystem implements Closeable {
    */
   public static TrafficSystem open(
       SnapshotStore store, Path stateDir, Ticker ticker, GslbMetrics metrics) throws IOException {
-    TrafficSystem sys = openManual(store, stateDir, ticker, metrics, new PrometheusMetric());
+    return open(store, stateDir, ticker, metrics, ShareEstimator.NONE);
+  }
+
+  /**
+   * Like {@link #open(SnapshotStore, Path, Ticker, GslbMetrics)}, with status shares from {@code
+   * shares}.
+   */
+  public static TrafficSystem open(
+      SnapshotStore store, Path stateDir, Ticker ticker, GslbMetrics metrics, ShareEstimator shares)
+      throws IOException {
+    TrafficSystem sys =
+        openManual(store, stateDir, ticker, metrics, new PrometheusMetric(), shares);
     sys.start(store, Duration.ofSeconds(1));
     return sys;
   }

@@ -3,6 +3,7 @@ package io.sluice.core.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -64,5 +65,33 @@ class AdminConfigTest {
             "admin.authFailuresPerMinute: must be 1..100000, was 0",
             "admin.tls.keyFile: is required"),
         e.problems().stream().map(p -> p.path() + ": " + p.message()).toList());
+  }
+
+  @Test
+  void aNonLoopbackListenerNeedsTlsOrAnExplicitInsecureSetting() throws Exception {
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoaderTest.parse(
+                    "admin:\n"
+                        + "  listen: 0.0.0.0\n"
+                        + "  connections: { max: 10, perSource: 20, requestDeadline: 0s }\n"
+                        + ConfigLoaderTest.ZONE));
+    String m = e.getMessage();
+    assertTrue(
+        m.contains("admin.listen: '0.0.0.0' is not a loopback address and admin.tls is not set"),
+        m);
+    assertTrue(m.contains("admin.allowInsecureListen: true"), m);
+    assertTrue(m.contains("admin.connections.perSource: must be 1..10, was 20"), m);
+    assertTrue(m.contains("admin.connections.requestDeadline: must be more than 0"), m);
+    for (String ok :
+        List.of(
+            "  listen: 0.0.0.0\n  allowInsecureListen: true\n",
+            "  listen: 192.0.2.1\n  tls: { certFile: a.crt, keyFile: a.key }\n",
+            "  listen: ::1\n")) {
+      AdminConfig a = ConfigLoaderTest.parse("admin:\n" + ok + ConfigLoaderTest.ZONE).admin();
+      assertEquals(256, a.connections().max(), ok);
+    }
   }
 }

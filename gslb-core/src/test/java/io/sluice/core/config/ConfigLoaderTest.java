@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -95,6 +96,22 @@ class ConfigLoaderTest {
         Arguments.of(
             "admin: { tokens: [{ name: a, role: root, sha256: abc }] }\n" + ZONE,
             "admin.tokens[0].role: must be one of viewer, operator, admin"),
+        Arguments.of(
+            ZONE + "    services:\n      - { name: bücher, pools: [{ pool: p1 }] }\n",
+            "zones[0].services[0].name: must be printable ASCII without spaces (write an"
+                + " internationalized name in its xn-- form, here 'xn--bcher-kva.example.com.')"),
+        Arguments.of(
+            ZONE
+                + "    records:\n      - { name: www, type: A, ttl: 60, ttl: 30, data: 192.0.2.1 }\n",
+            "zones[0].records[0].ttl: duplicate key 'ttl': each key may appear once"),
+        Arguments.of(
+            "dns: { port: 53 }\ndns: { port: 54 }\n" + ZONE,
+            "dns: duplicate key 'dns': each key may appear once"),
+        Arguments.of(
+            "admin: { tokens: [{ name: a, role: viewer, sha256: %s }, { name: a, role: admin, sha256: %s }] }\n"
+                    .formatted("a".repeat(64), "b".repeat(64))
+                + ZONE,
+            "admin.tokens[1].name: 'a' is already the name of admin.tokens[0]"),
         Arguments.of("", "the file is empty"));
   }
 
@@ -114,5 +131,84 @@ class ConfigLoaderTest {
         assertThrows(
             ConfigException.class, () -> parse("dns: { port: -1, udpPayloadSize: 1 }\n" + ZONE));
     assertEquals(2, e.problems().size(), e.getMessage());
+  }
+
+  @Test
+  void reportsEveryWrongTypeAndEveryValueProblemInOneRun() {
+    String yaml =
+        """
+        dns: { port: fifty, udpPayloadSize: 1, tcpIdleTimeout: soon, prot: 5 }
+        admin: { metricsPublic: maybe }
+        zones:
+          - origin: example.com.
+            soa: { mname: ns1.example.com., rname: hostmaster.example.com. }
+            ns: [ns1.example.com.]
+            records:
+              - { name: www, type: A, data: 192.0.2.1 }
+              - { name: www, type: A, ttl: abc, data: 192.0.2.2 }
+              - { name: x, type: A, ttl: -1, data: 192.0.2.3 }
+        """;
+    ConfigException e = assertThrows(ConfigException.class, () -> parse(yaml));
+    List<String> got = e.problems().stream().map(ConfigProblem::toString).toList();
+    for (String expected :
+        List.of(
+            "test.yaml: dns.port: expected a whole number, was \"fifty\"",
+            "test.yaml: dns.tcpIdleTimeout: must be a duration",
+            "test.yaml: dns: unknown key 'prot'",
+            "test.yaml: admin.metricsPublic: expected true or false, was \"maybe\"",
+            "test.yaml: zones[0].records[1].ttl: expected a whole number, was \"abc\"",
+            "test.yaml: dns.udpPayloadSize: must be 512..65535, was 1",
+            "test.yaml: zones[0].records[2].ttl: must be 0..2147483647, was -1")) {
+      assertTrue(
+          got.stream().anyMatch(p -> p.startsWith(expected)),
+          () -> "expected '" + expected + "' in:\n" + e.getMessage());
+    }
+    assertEquals(7, got.size(), e.getMessage());
+    assertTrue(
+        got.stream().noneMatch(p -> p.contains("Cannot") || p.contains("`")), e.getMessage());
+  }
+
+  @Test
+  void everyRepeatedKeyIsReportedWithTheFilesOtherProblems() {
+    String yaml =
+        """
+        dns: { port: 53, port: 54, udpPayloadSize: 1 }
+        zones:
+          - origin: example.com.
+            soa: { mname: ns1.example.com., rname: hostmaster.example.com. }
+            ns: [ns1.example.com.]
+            records:
+              - { name: www, type: A, data: 192.0.2.1 }
+              - { name: www, type: A, ttl: 60, ttl: 30, data: 192.0.2.2 }
+        """;
+    ConfigException e = assertThrows(ConfigException.class, () -> parse(yaml));
+    List<String> got = e.problems().stream().map(ConfigProblem::toString).toList();
+    assertEquals(
+        List.of(
+            "test.yaml: dns.port: duplicate key 'port': each key may appear once",
+            "test.yaml: zones[0].records[1].ttl: duplicate key 'ttl': each key may appear once",
+            "test.yaml: dns.udpPayloadSize: must be 512..65535, was 1"),
+        got);
+  }
+
+  @Test
+  void aListEntryOfTheWrongShapeDoesNotHideTheProblemsAfterIt() {
+    String yaml =
+        """
+        zones:
+          - origin: example.com.
+            soa: { mname: ns1.example.com., rname: hostmaster.example.com. }
+            ns: [ns1.example.com.]
+            records:
+              - just-a-string
+              - { name: www, type: A, ttl: abc, data: 192.0.2.2 }
+              - { name: x, type: A, ttl: -1, data: 192.0.2.3 }
+        """;
+    ConfigException e = assertThrows(ConfigException.class, () -> parse(yaml));
+    List<String> got = e.problems().stream().map(p -> p.path() + ": " + p.message()).toList();
+    assertEquals(3, got.size(), e.getMessage());
+    assertTrue(got.get(0).startsWith("zones[0].records[0]: expected a "), e.getMessage());
+    assertEquals("zones[0].records[1].ttl: expected a whole number, was \"abc\"", got.get(1));
+    assertEquals("zones[0].records[2].ttl: must be 0..2147483647, was -1", got.get(2));
   }
 }

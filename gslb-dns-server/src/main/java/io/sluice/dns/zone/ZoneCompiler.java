@@ -7,7 +7,9 @@ import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.SoaConfig;
 import io.sluice.core.config.ZoneConfig;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,6 +17,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -37,6 +40,9 @@ import org.xbill.DNS.Type;
  */
 public final class ZoneCompiler {
   private static final Pattern TOKENIZER_MESSAGE = Pattern.compile("^[^:]*:(\\d+): (.*)$");
+
+  /** Syntax errors reported per master file before the rest of it is left unread. */
+  private static final int MAX_FILE_PROBLEMS = 100;
 
   private ZoneCompiler() {}
 
@@ -110,8 +116,27 @@ public final class ZoneCompiler {
         problems.add(where, "cannot read master file " + file);
         return;
       }
+      int failedAt;
       try (Master master = new Master(file.toString(), origin, zc.ttl())) {
-        master.disableIncludes();
+        failedAt = readRecords(master, file, where, 0, 0);
+      } catch (IOException e) {
+        problems.add(where, file + " cannot be read: " + e.getMessage());
+        return;
+      }
+      if (failedAt > 0) {
+        readOnAfterErrors(file, where, failedAt);
+      }
+    }
+
+    /**
+     * Reads records from {@code master} until its end or its first syntax error, which is reported
+     * with its line in the file ({@code skipped} lines of replayed directives come first, then the
+     * file from line {@code from + 1}); returns that line, or 0 at the end.
+     */
+    private int readRecords(Master master, Path file, String where, int skipped, int from) {
+      try {
+        // Strict: an $INCLUDE is an error at its line, never silently skipped.
+        master.disableIncludes(true);
         Record r;
         while ((r = master.nextRecord()) != null) {
           String src = file + " (" + r.getName() + " " + Type.string(r.getType()) + ")";
@@ -129,9 +154,68 @@ public final class ZoneCompiler {
             add(r, where + ": " + src);
           }
         }
+        return 0;
       } catch (IOException e) {
-        problems.add(where, file + " " + describeTokenizerError(e.getMessage()));
+        Matcher m = TOKENIZER_MESSAGE.matcher(e.getMessage() == null ? "" : e.getMessage());
+        if (!m.matches()) {
+          problems.add(where, file + " " + describeTokenizerError(e.getMessage()));
+          return 0;
+        }
+        int line = Integer.parseInt(m.group(1)) - skipped + from;
+        problems.add(where, file + " " + describeTokenizerError("f:" + line + ": " + m.group(2)));
+        return line;
       }
+    }
+
+    /**
+     * After a syntax error, reads on from the next line that starts a new owner name, replaying the
+     * $ORIGIN and $TTL directives above it, so that every broken line of the file is reported in
+     * one run. Only failing files take this path; they are read into memory for it.
+     */
+    private void readOnAfterErrors(Path file, String where, int failedAt) {
+      List<String> lines;
+      try {
+        lines = Files.readAllLines(file);
+      } catch (IOException e) {
+        return;
+      }
+      int line = failedAt;
+      for (int reported = 1; reported < MAX_FILE_PROBLEMS && line > 0; reported++) {
+        int from = line;
+        while (from < lines.size() && !startsAnOwner(lines.get(from))) {
+          from++;
+        }
+        if (from >= lines.size()) {
+          return;
+        }
+        StringBuilder text = new StringBuilder();
+        int skipped = 0;
+        for (int i = 0; i < from; i++) {
+          String directive = lines.get(i).stripLeading().toUpperCase(Locale.ROOT);
+          if (directive.startsWith("$ORIGIN") || directive.startsWith("$TTL")) {
+            text.append(lines.get(i)).append('\n');
+            skipped++;
+          }
+        }
+        for (int i = from; i < lines.size(); i++) {
+          text.append(lines.get(i)).append('\n');
+        }
+        try (Master master =
+            new Master(
+                new ByteArrayInputStream(text.toString().getBytes(StandardCharsets.UTF_8)),
+                origin,
+                zc.ttl())) {
+          line = readRecords(master, file, where, skipped, from);
+        }
+      }
+    }
+
+    /** A line that names its owner (or is a directive), so reading can start again there. */
+    private static boolean startsAnOwner(String line) {
+      return !line.isEmpty()
+          && !Character.isWhitespace(line.charAt(0))
+          && line.charAt(0) != ';'
+          && line.charAt(0) != ')';
     }
 
     private void addConfigSoaAndNs() {
@@ -417,6 +501,13 @@ public final class ZoneCompiler {
       return "is unreadable";
     }
     Matcher m = TOKENIZER_MESSAGE.matcher(message);
-    return m.matches() ? "line " + m.group(1) + ": " + m.group(2) : message;
+    if (!m.matches()) {
+      return message;
+    }
+    String what =
+        m.group(2).startsWith("$INCLUDE")
+            ? "$INCLUDE is not allowed: a zone is one master file (or use one zone entry per file)"
+            : m.group(2);
+    return "line " + m.group(1) + ": " + what;
   }
 }

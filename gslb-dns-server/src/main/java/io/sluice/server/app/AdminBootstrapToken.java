@@ -1,6 +1,8 @@
 package io.sluice.server.app;
 
 import io.sluice.core.config.AdminConfig;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.TokenFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,6 +27,18 @@ final class AdminBootstrapToken {
 
   private AdminBootstrapToken() {}
 
+  /**
+   * {@code config} with the local token as its only admin token when it declares none and the admin
+   * API is enabled; otherwise unchanged. The token file is kept in {@code stateDir}. Applied on
+   * start and on every reload, so the published configuration holds the tokens the API accepts.
+   */
+  static SluiceConfig applyTo(SluiceConfig config, Path stateDir) throws IOException {
+    if (!config.admin().enabled() || !config.admin().tokens().isEmpty()) {
+      return config;
+    }
+    return config.withAdmin(apply(config.admin(), stateDir));
+  }
+
   /** {@code admin} with the local token added when it declares no tokens; otherwise unchanged. */
   static AdminConfig apply(AdminConfig admin, Path stateDir) throws IOException {
     if (!admin.tokens().isEmpty()) {
@@ -38,7 +52,8 @@ final class AdminBootstrapToken {
 
   static String readOrCreate(Path file) throws IOException {
     if (Files.exists(file)) {
-      return Files.readString(file, StandardCharsets.UTF_8).trim();
+      // Refuses a file other users could read or replace, and an empty one.
+      return TokenFile.read(file);
     }
     Files.createDirectories(file.getParent());
     byte[] raw = new byte[32];

@@ -1,15 +1,18 @@
 package io.sluice.server.app;
 
+import io.sluice.core.config.ConfigChanges;
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.ConfigLoader;
-import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.Actor;
+import io.sluice.core.control.AuditSink;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.ConfigReloader;
 import io.sluice.core.state.Snapshot;
 import io.sluice.policy.PolicyPlanner;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,22 +28,42 @@ public final class FileConfigReloader implements ConfigReloader {
   private final Path file;
   private final CliOverrides overrides;
   private final SluiceNode node;
+  private final AuditSink audit;
 
+  /** A reloader that audits nothing (tests of the reload itself). */
   public FileConfigReloader(Path file, CliOverrides overrides, SluiceNode node) {
+    this(file, overrides, node, AuditSink.NONE);
+  }
+
+  /** A reloader that records every applied reload, with what it changed, in {@code audit}. */
+  public FileConfigReloader(Path file, CliOverrides overrides, SluiceNode node, AuditSink audit) {
     this.file = file;
     this.overrides = overrides;
     this.node = node;
+    this.audit = audit;
+  }
+
+  /**
+   * The local admin token stands in when the new file declares no tokens, as on start; it lives in
+   * the running state directory (a changed stateDir takes effect on restart).
+   */
+  private SluiceConfig withLocalToken(SluiceConfig config) throws ConfigException {
+    try {
+      return AdminBootstrapToken.applyTo(config, node.store().current().config().stateDirectory());
+    } catch (IOException e) {
+      throw new ConfigException(
+          file.toString(),
+          "admin.tokens",
+          "cannot create the local admin token: " + e.getMessage());
+    }
   }
 
   @Override
-  public CommandResult reload(Actor actor) throws ConfigException {
+  public synchronized CommandResult reload(Actor actor) throws ConfigException {
     try {
       SluiceConfig config;
       try {
-        config = overrides.apply(ConfigLoader.load(file));
-        Problems problems = new Problems(file.toString());
-        config.validate(problems);
-        problems.throwIfAny();
+        config = withLocalToken(ConfigCheck.load(file, overrides, false));
       } catch (ConfigException e) {
         // Rejected before the node saw it; the node counts the reloads that reach it.
         node.reloadRejected();
@@ -61,14 +84,21 @@ public final class FileConfigReloader implements ConfigReloader {
           || !config.dns().tcpMessageTimeout().equals(running.dns().tcpMessageTimeout())) {
         log.warn("dns TCP limits and timeouts take effect after a restart");
       }
+      long before = node.store().current().version();
       // Builds everything once and publishes it in one swap, or throws having changed nothing.
       Snapshot s = node.apply(config, file.toString());
       for (String warning : PolicyPlanner.warnings(s.artifacts())) {
         log.warn("{}", warning);
       }
-      String message = "reloaded " + file + ": " + config.zones().size() + " zone(s)";
+      ConfigChanges changes = ConfigChanges.between(running, config);
+      String message =
+          "reloaded " + file + ": " + config.zones().size() + " zone(s); " + changes.summary();
       log.info("{} (by {}, snapshot {})", message, actor.name(), s.version());
-      return new CommandResult(s.version(), true, message);
+      Map<String, Object> details = new LinkedHashMap<>();
+      details.put("file", file.toString());
+      details.put("changes", changes.toMap());
+      audit.append(actor, "config-reload", null, changes.summary(), before, s.version(), details);
+      return new CommandResult(s.version(), true, message, Map.of("changes", changes.toMap()));
     } catch (ConfigException e) {
       log.error(
           "reload of {} by {} rejected, still serving the previous config:\n{}",

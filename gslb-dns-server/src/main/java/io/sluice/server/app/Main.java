@@ -2,13 +2,9 @@ package io.sluice.server.app;
 
 import io.sluice.admin.cli.CtlMain;
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.ConfigProblem;
-import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.dns.client.DnsjavaVerifier;
-import io.sluice.dns.zone.ZoneCompiler;
-import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.agent.ProbeAgent;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -135,23 +131,12 @@ public final class Main implements Callable<Integer> {
   }
 
   /**
-   * Loads and validates the file with the overrides applied; with {@code compile}, also compiles
-   * the zones and the policy chain ({@code run} leaves that to the start itself, which does it once
-   * and reports the same problems).
+   * Loads and checks the file ({@link ConfigCheck}); prints every problem under {@code heading} and
+   * returns null when there is any.
    */
   private static SluiceConfig load(ServerOptions o, String heading, boolean compile) {
     try {
-      SluiceConfig config = o.overrides().apply(ConfigLoader.load(o.config));
-      Problems problems = new Problems(o.config.toString());
-      config.validate(problems);
-      problems.throwIfAny();
-      if (compile) {
-        ZoneCompiler.compile(config, o.config.toString());
-        for (String warning : PolicyPlanner.check(config, o.config.toString())) {
-          log.warn("{}", warning);
-        }
-      }
-      return config;
+      return ConfigCheck.load(o.config, o.overrides(), compile);
     } catch (ConfigException e) {
       printProblems(heading, e);
       return null;
@@ -175,9 +160,17 @@ public final class Main implements Callable<Integer> {
     try {
       runtime = SluiceRuntime.start(config, o.config, o.overrides());
     } catch (ConfigException e) {
-      printProblems(heading, e);
+      // The zones failed to compile at start: add what the policy chain says about the file too.
+      printProblems(
+          heading,
+          new ConfigException(
+              ConfigCheck.merge(
+                  e.problems(),
+                  ConfigCheck.laterPhaseProblems(config, o.config.toString(), true))));
       return INVALID_CONFIG;
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
+      // Never a stack trace for the operator: say what failed, the log has the details.
+      log.debug("start failed", e);
       System.err.println("cannot start: " + e.getMessage());
       return 1;
     }

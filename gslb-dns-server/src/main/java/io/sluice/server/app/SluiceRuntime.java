@@ -1,22 +1,27 @@
 package io.sluice.server.app;
 
+import io.sluice.admin.cli.NodeRecord;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.admin.rest.AdminServer;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficSystem;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -29,24 +34,32 @@ import org.slf4j.LoggerFactory;
  */
 public final class SluiceRuntime implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SluiceRuntime.class);
+  // How often pool loads are pulled when due and their staleness re-checked.
+  private static final Duration LOAD_TICK = Duration.ofSeconds(1);
 
   private final PrometheusMetrics metrics;
   private final TrafficSystem traffic;
   private final ProbeService probes;
   private final SluiceNode node;
   private final AdminServer admin;
+  private final PoolLoadFeed loads;
+  private final Path stateDir;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
       TrafficSystem traffic,
       ProbeService probes,
       SluiceNode node,
-      AdminServer admin) {
+      AdminServer admin,
+      PoolLoadFeed loads,
+      Path stateDir) {
     this.metrics = metrics;
     this.traffic = traffic;
     this.probes = probes;
     this.node = node;
     this.admin = admin;
+    this.loads = loads;
+    this.stateDir = stateDir;
   }
 
   /**
@@ -65,6 +78,14 @@ public final class SluiceRuntime implements AutoCloseable {
   static SluiceRuntime start(
       SluiceConfig config, Path file, CliOverrides overrides, List<ConfigCompiler> extra)
       throws ConfigException, IOException, InterruptedException {
+    // The admin TLS files are proven usable before any socket is bound.
+    Problems tls = new Problems(file.toString());
+    AdminServer.checkTls(config, tls);
+    tls.throwIfAny();
+    // The published configuration holds the tokens the admin API accepts (the local one if the
+    // file declares none), so that a reload adds and revokes tokens with the same swap.
+    boolean localToken = config.admin().tokens().isEmpty();
+    config = AdminBootstrapToken.applyTo(config, config.stateDirectory());
     // Start and reload share one path: every module builds its share of the configuration (zones
     // and encoded answers, the compiled policy chain), each once, before anything is published.
     // Everything that can reject the configuration thus runs before anything opens state or
@@ -85,20 +106,25 @@ public final class SluiceRuntime implements AutoCloseable {
     ProbeService probes = null;
     SluiceNode node = null;
     AdminServer admin = null;
+    PoolLoadFeed loads = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
-      traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb);
+      traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner);
       // Verdicts go out with the controller's reaction to them, in one snapshot.
       probes =
           ProbeService.start(
               store, traffic.healthPublisher(), traffic.auditSink(), gslb, Ticker.SYSTEM);
+      loads =
+          PoolLoadFeed.create(
+              store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
+      loads.start(LOAD_TICK);
       node = SluiceNode.start(store, publisher, planner, gslb);
-      FileConfigReloader reloader = new FileConfigReloader(file, overrides, node);
+      FileConfigReloader reloader =
+          new FileConfigReloader(file, overrides, node, traffic.auditSink());
       HangupReload.install(reloader);
       if (config.admin().enabled()) {
-        AdminConfig adminConfig =
-            AdminBootstrapToken.apply(config.admin(), config.stateDirectory());
-        if (config.admin().tokens().isEmpty()) {
+        AdminConfig adminConfig = config.admin();
+        if (localToken) {
           log.info(
               "admin.tokens is empty: a local admin token is in {} (sluice ctl reads it)",
               config.stateDirectory().resolve(AdminBootstrapToken.FILE));
@@ -112,15 +138,46 @@ public final class SluiceRuntime implements AutoCloseable {
                 planner,
                 probes.reportSink(),
                 metrics);
-        admin.start();
+        admin.withLoadFeed(loads).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
-      return new SluiceRuntime(metrics, traffic, probes, node, admin);
+      recordAddresses(config, node, admin);
+      return new SluiceRuntime(
+          metrics, traffic, probes, node, admin, loads, config.stateDirectory());
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
-      new SluiceRuntime(metrics, traffic, probes, node, admin).close();
+      new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null).close();
       throw e;
     }
+  }
+
+  /**
+   * Records where this node really listens beside its local token, so that {@code sluice ctl
+   * --state-dir} (and the launcher) reach this node, whatever ports it was started with.
+   */
+  private static void recordAddresses(SluiceConfig config, SluiceNode node, AdminServer admin)
+      throws IOException {
+    String url = null;
+    if (admin != null) {
+      url =
+          (config.admin().tls() == null ? "http://" : "https://")
+              + reachable(config.admin().listen())
+              + ":"
+              + admin.port();
+    }
+    String dns = reachable(config.dns().listen().get(0)) + ":" + node.port();
+    NodeRecord.write(config.stateDirectory(), url, dns);
+  }
+
+  /** A listen address as a client on this host dials it: wildcards become loopback. */
+  private static String reachable(String listen) {
+    String host =
+        switch (listen) {
+          case "0.0.0.0" -> "127.0.0.1";
+          case "::", "::0" -> "::1";
+          default -> listen;
+        };
+    return host.contains(":") ? "[" + host + "]" : host;
   }
 
   /** The DNS node (store, responder, port). */
@@ -131,6 +188,11 @@ public final class SluiceRuntime implements AutoCloseable {
   /** The admin API, or null when disabled. */
   public AdminServer admin() {
     return admin;
+  }
+
+  /** The pool load feed of the capacity step. */
+  public PoolLoadFeed loads() {
+    return loads;
   }
 
   /** The probe service. */
@@ -145,12 +207,22 @@ public final class SluiceRuntime implements AutoCloseable {
 
   @Override
   public void close() {
+    if (stateDir != null) {
+      try {
+        NodeRecord.remove(stateDir);
+      } catch (IOException e) {
+        log.warn("cannot remove {}: {}", stateDir.resolve(NodeRecord.FILE), e.toString());
+      }
+    }
     if (admin != null) {
       admin.ready(false);
       closeQuietly("admin API", admin);
     }
     if (node != null) {
       closeQuietly("DNS listeners", node);
+    }
+    if (loads != null) {
+      closeQuietly("pool load feed", loads);
     }
     if (probes != null) {
       closeQuietly("probes", probes);

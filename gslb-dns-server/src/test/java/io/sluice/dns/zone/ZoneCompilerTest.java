@@ -195,6 +195,49 @@ class ZoneCompilerTest {
   }
 
   @Test
+  void anIncludeInAMasterFileIsAnErrorAtItsLine() throws Exception {
+    Files.writeString(dir.resolve("other.zone"), "extra IN A 192.0.2.9\n");
+    SluiceConfig config =
+        fileZone(
+            """
+            $TTL 300
+            @    IN SOA ns1.example.test. h.example.test. 5 7200 1800 1209600 60
+            $INCLUDE other.zone
+            www  IN A   192.0.2.80
+            """);
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> ZoneCompiler.compile(config, "f.yaml"));
+    String expected =
+        "f.yaml: zones[0].file: " + dir.resolve("z.zone") + " line 3: $INCLUDE is not allowed";
+    assertTrue(e.getMessage().startsWith(expected), e.getMessage());
+  }
+
+  @Test
+  void everyBrokenLineOfAMasterFileIsReportedInOneRun() throws Exception {
+    Files.writeString(dir.resolve("other.zone"), "extra IN A 192.0.2.9\n");
+    SluiceConfig config =
+        fileZone(
+            """
+            $TTL 300
+            @    IN SOA ns1.example.test. h.example.test. 5 7200 1800 1209600 60
+            www  IN A   1.2.3
+            ok1  IN A   192.0.2.1
+            $INCLUDE other.zone
+            $ORIGIN sub.example.test.
+            bad  IN AAAA nope
+            ok2  IN A   192.0.2.2
+            """);
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> ZoneCompiler.compile(config, "f.yaml"));
+    String file = "f.yaml: zones[0].file: " + dir.resolve("z.zone");
+    List<String> got = e.problems().stream().map(ConfigProblem::toString).toList();
+    assertEquals(3, got.size(), e.getMessage());
+    assertTrue(got.get(0).startsWith(file + " line 3: "), e.getMessage());
+    assertTrue(got.get(1).startsWith(file + " line 5: $INCLUDE is not allowed"), e.getMessage());
+    assertTrue(got.get(2).startsWith(file + " line 7: "), e.getMessage());
+  }
+
+  @Test
   void masterFileRecordsOutsideTheZoneAreRejected() throws Exception {
     SluiceConfig config =
         fileZone(

@@ -38,6 +38,9 @@ public final class CapacitySelector implements Selector {
 
   @Override
   public long select(long candidates, ChainContext ctx) {
+    if (ctx.tracing()) {
+      describeLoads(candidates, ctx);
+    }
     long full = full(candidates, ctx);
     long out = candidates & ~full;
     if (full != 0) {
@@ -54,6 +57,34 @@ public final class CapacitySelector implements Selector {
     long nearest = ctx.nearest(spare);
     ctx.note("overflow to the nearest pools with headroom: " + ctx.pools().names(nearest));
     return nearest;
+  }
+
+  private void describeLoads(long candidates, ChainContext ctx) {
+    StringBuilder sb = new StringBuilder();
+    for (long m = candidates; m != 0; m &= m - 1) {
+      int p = Long.numberOfTrailingZeros(m);
+      long capacity = ctx.pools().capacities()[p];
+      if (capacity == 0) {
+        continue;
+      }
+      sb.append(sb.length() == 0 ? "load: " : ", ").append(ctx.pools().names().get(p)).append(' ');
+      if ((ctx.staleLoads() & 1L << p) != 0) {
+        sb.append("stale (older than its staleAfter), ignored");
+      } else if (Double.isNaN(ctx.load(p))) {
+        sb.append("not reported");
+      } else {
+        sb.append(
+            String.format(
+                java.util.Locale.ROOT,
+                "%.0f of %d (%.0f%%)",
+                ctx.load(p),
+                capacity,
+                ctx.load(p) * 100 / capacity));
+      }
+    }
+    if (sb.length() > 0) {
+      ctx.note(sb.toString());
+    }
   }
 
   /** The watermark in percent. */

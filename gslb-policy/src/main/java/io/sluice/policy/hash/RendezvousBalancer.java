@@ -143,6 +143,19 @@ public final class RendezvousBalancer implements Balancer {
     }
 
     @Override
+    public double share(int v) {
+      if (weights == null || pools.length == 0) {
+        return 1.0 / variants();
+      }
+      // Weighted rendezvous hashing gives each pool its weight's fraction of the clients.
+      double sum = 0;
+      for (int p : pools) {
+        sum += weights[p];
+      }
+      return sum == 0 ? 1.0 / pools.length : weights[pools[v]] / sum;
+    }
+
+    @Override
     public int pick(long clientHash) {
       int best = 0;
       double bestScore = Double.NEGATIVE_INFINITY;

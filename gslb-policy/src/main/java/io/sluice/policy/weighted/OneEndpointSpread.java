@@ -56,6 +56,12 @@ final class OneEndpointSpread implements Spread {
   }
 
   @Override
+  public double share(int v) {
+    double from = v == 0 ? 0 : upper[v - 1];
+    return (v == upper.length - 1 ? 1.0 : upper[v]) - from;
+  }
+
+  @Override
   public int pick(long clientHash) {
     double u = Spread.unit(clientHash);
     int i = Arrays.binarySearch(upper, u);

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /** Prefix lookups against the MaxMind test database and explicit maps, checked by brute force. */
 class ClientTopologyTest {
-  static final Path GEO = Path.of(System.getProperty("sluice.shared.dir"), "testdata", "geoip");
+  static final Path GEO = GeoIpTestData.dir();
   static final Map<String, Integer> REGIONS = Map.of("eu", 0, "us", 1, "ap", 2, "gb", 3);
 
   static final Map<String, Integer> CONTINENTS = Map.of("EU", 0, "NA", 1, "AS", 2);

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /** Subdivision rules need a City database; the most specific matching rule wins. */
 class GeoIpCityRulesTest {
-  static final Path GEO = Path.of(System.getProperty("sluice.shared.dir"), "testdata", "geoip");
+  static final Path GEO = GeoIpTestData.dir();
 
   static SluiceConfig config(String database) throws Exception {
     String yaml =

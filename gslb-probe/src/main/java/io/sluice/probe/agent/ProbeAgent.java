@@ -4,6 +4,7 @@ import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.DurationParser;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.TokenFile;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
@@ -15,7 +16,7 @@ import io.sluice.probe.check.CheckResult;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
-import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -173,9 +174,12 @@ public final class ProbeAgent implements AutoCloseable {
     }
     if (tokenFile != null) {
       try {
-        token = Files.readString(Path.of(tokenFile)).strip();
+        token = TokenFile.read(Path.of(tokenFile));
+      } catch (NoSuchFileException e) {
+        err.println("probe-agent: --token-file: token file not found: " + tokenFile);
+        return USAGE;
       } catch (IOException e) {
-        err.println("probe-agent: --token-file: cannot read " + tokenFile + ": " + e.getMessage());
+        err.println("probe-agent: --token-file: " + e.getMessage());
         return USAGE;
       }
     }

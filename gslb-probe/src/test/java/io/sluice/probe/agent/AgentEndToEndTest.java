@@ -27,6 +27,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -187,5 +188,41 @@ class AgentEndToEndTest {
             "tok",
             stop));
     assertTrue(out.toString(StandardCharsets.UTF_8).contains("file not found"), out.toString());
+  }
+
+  @Test
+  void aTokenFileOtherUsersCanReadOrAnEmptyOneIsRefused() throws Exception {
+    Path token = dir.resolve("probe.token");
+    Files.writeString(token, "secret\n");
+    Path empty = dir.resolve("empty.token");
+    Files.writeString(empty, "\n");
+    Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-r--r--"));
+    Files.setPosixFilePermissions(empty, PosixFilePermissions.fromString("rw-------"));
+    for (Path file : new Path[] {token, empty}) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      PrintStream err = new PrintStream(out, true, StandardCharsets.UTF_8);
+      int code =
+          ProbeAgent.run(
+              new String[] {
+                "--config",
+                "x.yaml",
+                "--vantage",
+                "b",
+                "--report-to",
+                "http://127.0.0.1:1/r",
+                "--token-file",
+                file.toString()
+              },
+              err,
+              null,
+              new CountDownLatch(0));
+      assertEquals(ProbeAgent.USAGE, code);
+      String text = out.toString(StandardCharsets.UTF_8);
+      assertTrue(
+          file == token
+              ? text.contains("is accessible to other users (mode rw-r--r--)")
+              : text.contains("token file " + empty + " is empty"),
+          text);
+    }
   }
 }
