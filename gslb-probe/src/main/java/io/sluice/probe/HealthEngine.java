@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * Turns check results from every vantage into published verdicts: per-vantage debounce, quorum
  * across vantages (ignoring stale vantages and those whose canaries fail), then cooldown and flap
  * damping. Changes are batched: the first change schedules one publish {@value #PUBLISH_DELAY_MS}
- * ms later, which builds a single snapshot, appends the audit events with their evidence and saves
+ * ms later, which builds a single snapshot (through the {@link HealthPublisher}, so the traffic
+ * controller's reaction goes out in it too), appends the audit events with their evidence and saves
  * the verdicts. Everything here runs on the probe thread.
  */
 final class HealthEngine {
