@@ -687,6 +687,11 @@ public final class TrafficController implements ControlPlane {
     return steps::publishHealth;
   }
 
+  /** Returns once no change is being written (takes and releases the writer lock). */
+  void awaitWrites() {
+    writer.locked(() -> {});
+  }
+
   /** One controller step over every service; see {@link ControllerSteps#tick()}. */
   public void tick() {
     steps.tick();

@@ -192,6 +192,9 @@ public final class TrafficSystem implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    // A verdict batch the probe thread is publishing with its reaction (see healthPublisher) holds
+    // the writer lock until its journal record and audit events are written: let it finish.
+    controller.awaitWrites();
     switches.close();
     audit.close();
     log.close();
