@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs dnsperf against a running Sluice (for example one started by bench/start-sluice.sh):
 #   bench/dnsperf.sh [PORT] [SECONDS] [KIND]
-# KIND is static (static.example.test A), www, geo (with ECS 10.2.0.0/24) or mix (a blend of
-# static, service, AAAA, MX, SOA, NS, TXT and ~6% NXDOMAIN names). Defaults: 5306 20 static.
+# KIND is static (static.example.test A), www, geo (with ECS 10.2.0.0/24), geo-subnets (geo with
+# 1024 different ECS client subnets, the query file of bench/peers/gen-queries.py) or mix (a blend
+# of static, service, AAAA, MX, SOA, NS, TXT and ~6% NXDOMAIN names). Defaults: 5306 20 static.
 # CLIENTS and OUTSTANDING set dnsperf's -c and -q (20 and 500).
 set -euo pipefail
 port=${1:-5306}
@@ -20,6 +21,11 @@ case "$kind" in
     echo "geo.example.test A" >"$queries"
     extra=(-E "8:000118000a0200") # family 1, /24, scope 0, 10.2.0
     ;;
+  geo-subnets)
+    python3 "$(dirname "${BASH_SOURCE[0]}")/peers/gen-queries.py" "$work"
+    queries="$work/geo-subnets.bin"
+    extra=(-B) # binary input: every query carries its own ECS option
+    ;;
   mix)
     names=("static.example.test A" "www.example.test A" "geo.example.test A"
       "www.example.test AAAA" "example.test MX" "example.test SOA" "example.test NS"
@@ -32,7 +38,7 @@ case "$kind" in
       fi
     done >"$queries"
     ;;
-  *) echo "unknown kind '$kind' (static, www, geo, mix)" >&2; exit 2 ;;
+  *) echo "unknown kind '$kind' (static, www, geo, geo-subnets, mix)" >&2; exit 2 ;;
 esac
 dnsperf -s 127.0.0.1 -p "$port" -d "$queries" -l "$seconds" \
   -c "${CLIENTS:-20}" -q "${OUTSTANDING:-500}" "${extra[@]}"

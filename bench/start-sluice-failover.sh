@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Starts Sluice for the peer failover timing (the SLUICE_FAILOVER_START contract of
-# ../shared/bench/peers, the same as SLUICE_START):
+# Starts Sluice for the failover timing of bench/peers (the SLUICE_FAILOVER_START contract, the
+# same as SLUICE_START):
 #   bench/start-sluice-failover.sh PORT THREADS RUNDIR
 # writes RUNDIR/sluice.yaml serving example.test with static.example.test and the GSLB service
-# fo.example.test over the HTTP backends 127.0.0.11-13 port 8081, and execs Sluice in the
+# fo.example.test over the HTTP backends 127.0.0.11-13 port BACKEND_PORT (8081), and execs Sluice in the
 # foreground on 127.0.0.1:PORT. fo answers with every healthy backend (all three A records when
 # all are up). Health checking uses Sluice's documented defaults (docs/health.md): a heartbeat
-# and a full-link check, both HTTP GET / on port 8081, with default intervals, timeouts,
+# and a full-link check, both HTTP GET / on that port, with default intervals, timeouts,
 # thresholds, fast confirmation and cooldown; nothing is tuned for the measurement.
 # The admin API listens on an ephemeral loopback port; state stays under RUNDIR.
 # Build the jar beforehand (mvn -B -q -DskipTests package): the harness waits only 60 s.
@@ -14,7 +14,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bench_args "$@"
 
-cat >"$rundir/sluice.yaml" <<'YAML'
+backend_port=${BACKEND_PORT:-8081}
+cat >"$rundir/sluice.yaml" <<YAML
 # Failover zone: one static name (the harness's start-up check) and one health-checked service.
 dns:
   listen: [127.0.0.1]
@@ -23,8 +24,8 @@ admin:
 pools:
   backends:
     health:
-      heartbeat: { type: http, port: 8081, path: / }
-      fullLink: { type: http, port: 8081, path: /, expectStatus: [200] }
+      heartbeat: { type: http, port: $backend_port, path: / }
+      fullLink: { type: http, port: $backend_port, path: /, expectStatus: [200] }
     endpoints:
       - { name: b1, address: 127.0.0.11 }
       - { name: b2, address: 127.0.0.12 }

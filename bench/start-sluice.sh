@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Starts Sluice for the peer benchmark (the SLUICE_START contract of ../shared/bench/peers):
+# Starts Sluice for the peer benchmark (the SLUICE_START contract of bench/peers/start-sluice.sh):
 #   bench/start-sluice.sh PORT THREADS RUNDIR
 # writes RUNDIR/sluice.yaml serving example.test (the static records of the peers' common zone,
 # plus www and geo as GSLB services) and execs Sluice in the foreground on 127.0.0.1:PORT.

@@ -4,13 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.ConnectException;
+import java.net.HttpURLConnection;
+import java.net.Proxy;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -19,20 +19,27 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
-import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
+import javax.net.ssl.HttpsURLConnection;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
  * Calls the admin REST API with a bearer token and turns error answers into {@link CtlException}s
- * with the server's message and the documented exit code.
+ * with the server's message and the documented exit code. It uses {@link HttpURLConnection} rather
+ * than {@code java.net.http.HttpClient}, which sets up TLS even for a plain {@code http://} URL:
+ * about 250 classes and the parsed trust store on the path of every {@code rollback}.
  */
 final class ApiClient {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private final HttpClient http;
+  private static final int CONNECT_TIMEOUT_MILLIS = 5_000;
+  private static final int READ_TIMEOUT_MILLIS = 30_000;
+
+  /** The TLS context trusting a private CA, or null for the JVM's default. */
+  private final SSLContext tls;
+
   private final String baseUrl;
   private final String token;
 
@@ -40,11 +47,7 @@ final class ApiClient {
   ApiClient(String baseUrl, String token, Path caFile) {
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     this.token = token;
-    HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
-    if (caFile != null) {
-      b.sslContext(trusting(caFile));
-    }
-    this.http = b.build();
+    this.tls = caFile == null ? null : trusting(caFile);
   }
 
   /** TLS that trusts exactly the certificates in a PEM file; host names are still verified. */
@@ -79,29 +82,42 @@ final class ApiClient {
   }
 
   JsonNode send(String method, String path, Map<String, ?> body) {
-    HttpRequest.Builder b;
+    HttpURLConnection c;
     try {
-      b =
-          HttpRequest.newBuilder(URI.create(baseUrl + path))
-              .timeout(Duration.ofSeconds(30))
-              .header("Authorization", "Bearer " + token)
-              .header("Accept", "application/json");
-    } catch (IllegalArgumentException e) {
+      if (!(URI.create(baseUrl + path).toURL().openConnection(Proxy.NO_PROXY)
+          instanceof HttpURLConnection h)) {
+        throw new IllegalArgumentException("not an http or https URL");
+      }
+      c = h;
+    } catch (IllegalArgumentException | IOException e) {
       throw new CtlException(CtlMain.USAGE, "invalid server URL '" + baseUrl + "'");
     }
-    if (body == null) {
-      b.method(method, HttpRequest.BodyPublishers.noBody());
-    } else {
-      try {
-        b.method(method, HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
-        b.header("Content-Type", "application/json");
-      } catch (IOException e) {
-        throw new CtlException(CtlMain.FAILED, "cannot encode request: " + e.getMessage());
-      }
+    if (tls != null && c instanceof HttpsURLConnection https) {
+      https.setSSLSocketFactory(tls.getSocketFactory()); // host names are still verified
     }
-    HttpResponse<String> r;
     try {
-      r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+      c.setConnectTimeout(CONNECT_TIMEOUT_MILLIS);
+      c.setReadTimeout(READ_TIMEOUT_MILLIS);
+      c.setRequestMethod(method);
+      c.setRequestProperty("Authorization", "Bearer " + token);
+      c.setRequestProperty("Accept", "application/json");
+      if (body != null) {
+        byte[] bytes = encodeBody(body);
+        c.setRequestProperty("Content-Type", "application/json");
+        c.setDoOutput(true);
+        // Streaming mode also keeps HttpURLConnection from silently re-sending a change.
+        c.setFixedLengthStreamingMode(bytes.length);
+        try (OutputStream out = c.getOutputStream()) {
+          out.write(bytes);
+        }
+      }
+      int status = c.getResponseCode();
+      String raw = readBody(status / 100 == 2 ? c.getInputStream() : c.getErrorStream());
+      JsonNode json = parse(raw);
+      if (status / 100 == 2) {
+        return json;
+      }
+      throw new CtlException(exitCodeOf(status), describe(status, json, raw));
     } catch (ConnectException e) {
       throw new CtlException(CtlMain.FAILED, "cannot connect to " + baseUrl + " (is it running?)");
     } catch (SSLHandshakeException e) {
@@ -112,21 +128,31 @@ final class ApiClient {
               + " failed: "
               + e.getMessage()
               + " (a node whose certificate a private CA signed needs --ca-file or caFile=)");
-    } catch (HttpTimeoutException e) {
+    } catch (SocketTimeoutException e) {
       throw new CtlException(CtlMain.FAILED, "no answer from " + baseUrl + " in time");
     } catch (IOException e) {
       throw new CtlException(
           CtlMain.FAILED, "request to " + baseUrl + " failed: " + e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new CtlException(CtlMain.FAILED, "interrupted");
+    } finally {
+      c.disconnect();
     }
-    JsonNode json = parse(r.body());
-    int status = r.statusCode();
-    if (status / 100 == 2) {
-      return json;
+  }
+
+  private static byte[] encodeBody(Map<String, ?> body) {
+    try {
+      return JSON.writeValueAsBytes(body);
+    } catch (IOException e) {
+      throw new CtlException(CtlMain.FAILED, "cannot encode request: " + e.getMessage());
     }
-    throw new CtlException(exitCodeOf(status), describe(status, json, r.body()));
+  }
+
+  private static String readBody(InputStream in) throws IOException {
+    if (in == null) {
+      return "";
+    }
+    try (in) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   /** The JSON body of an error answer, when the caller wants its details (reload problems). */

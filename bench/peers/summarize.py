@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Summarize peer-benchmark results.
+summarize.py DIR          -> markdown table for one run.sh pass
+summarize.py DIR DIR ...  -> per-pass table for each, then a spread table and a headline table across passes
+"""
+import csv, os, re, statistics, sys
+
+NCPU = os.cpu_count() or 1
+
+def parse_log(path):
+    d = {}
+    try:
+        txt = open(path).read()
+    except FileNotFoundError:
+        return d
+    m = re.search(r"Queries per second:\s+([\d.]+)", txt);          d["qps"] = float(m.group(1)) if m else None
+    m = re.search(r"Average Latency \(s\):\s+([\d.]+) \(min ([\d.]+), max ([\d.]+)\)", txt)
+    if m: d["avg_ms"], d["max_ms"] = float(m.group(1)) * 1e3, float(m.group(3)) * 1e3
+    m = re.search(r"Queries lost:\s+(\d+) \(([\d.]+)%\)", txt);    d["lost"] = f"{m.group(2)}%" if m else "?"
+    m = re.search(r"Response codes:\s+(.*)", txt);                  d["rcodes"] = m.group(1).strip() if m else "?"
+    return d
+
+def load(dirpath):
+    rows = []
+    with open(os.path.join(dirpath, "runs.tsv")) as f:
+        for r in csv.DictReader(f, delimiter="\t"):
+            d = parse_log(os.path.join(dirpath, r["log"]))
+            wall = float(r["wall"]) or 1
+            srv = int(r["srv_ticks"]) / 100 / wall
+            perf = (float(r["perf_user"]) + float(r["perf_sys"])) / wall
+            busy = int(r["sys_busy"]) / max(1, int(r["sys_total"])) * NCPU
+            d.update(variant=r["variant"], server=r["server"], kind=r["kind"], threads=r["threads"],
+                     srv_cpu=srv, perf_cpu=perf, other_cpu=max(0.0, busy - srv - perf),
+                     us_per_q=(srv / d["qps"] * 1e6) if d.get("qps") else None)
+            rows.append(d)
+    return rows
+
+KIND = {"static": "static A", "www": "dynamic weighted A", "wr": "dynamic pickwrandom A",
+        "geo": "geo A + ECS", "geo-subnets": "geo A + 1024 ECS subnets",
+        "mix": "mixed 100k names/types"}
+NOTE = {("knot", "www"): "static 3xA (no GSLB)", ("nsd", "www"): "static 3xA (no GSLB)",
+        ("knot", "geo"): "static A, ECS ignored", ("nsd", "geo"): "static A, ECS ignored",
+        ("knot", "geo-subnets"): "static A, ECS ignored", ("nsd", "geo-subnets"): "static A, ECS ignored",
+        ("gdnsd", "geo-subnets"): "geoip nets map", ("pdns", "geo-subnets"): "LUA view(), fresh state/query",
+        ("pdns-shared", "geo-subnets"): "LUA view(), shared state",
+        ("gdnsd", "www"): "weighted plugin 3/2/1", ("gdnsd", "geo"): "geoip nets map",
+        ("pdns", "www"): "LUA pickwhashed, fresh Lua state/query", ("pdns", "wr"): "LUA pickwrandom, fresh state/query",
+        ("pdns", "geo"): "LUA view(), fresh state/query", ("pdns", "mix"): "lua-records=yes",
+        ("pdns-shared", "www"): "LUA pickwhashed, shared state", ("pdns-shared", "wr"): "LUA pickwrandom, shared state",
+        ("pdns-shared", "geo"): "LUA view(), shared state", ("pdns-shared", "mix"): "lua-records=shared",
+        ("knot", "mix"): "www/geo static here", ("nsd", "mix"): "www/geo static here",
+        ("gdnsd", "mix"): "www weighted, geo nets"}
+
+def fmt(v, f="{:.0f}"):
+    return "n/a" if v is None else f.format(v)
+
+def one(dirpath):
+    rows = load(dirpath)
+    print(f"\n### pass {os.path.basename(dirpath)}\n")
+    print("| variant | server | query kind | QPS | avg lat ms | max lat ms | lost | CPU cores srv/dnsperf/other | srv CPU us/query | rcodes | notes |")
+    print("|---|---|---|---:|---:|---:|---:|---|---:|---|---|")
+    for d in rows:
+        print(f"| {d['variant']} (thr {d['threads']}) | {d['server']} | {KIND.get(d['kind'], d['kind'])} | {fmt(d.get('qps'))} | "
+              f"{fmt(d.get('avg_ms'), '{:.3f}')} | {fmt(d.get('max_ms'), '{:.2f}')} | {d.get('lost', '?')} | "
+              f"{d['srv_cpu']:.2f}/{d['perf_cpu']:.2f}/{d['other_cpu']:.2f} | {fmt(d.get('us_per_q'), '{:.1f}')} | {d.get('rcodes', '?')} | {NOTE.get((d['server'], d['kind']), '')} |")
+    fo = os.path.join(dirpath, "failover.txt")
+    if os.path.exists(fo):
+        print("\nfailover:\n")
+        for line in open(fo):
+            print("    " + line.rstrip())
+    return rows
+
+def spread(all_rows):
+    keys, by = [], {}
+    for rows in all_rows:
+        for d in rows:
+            k = (d["variant"], d["server"], d["kind"])
+            if k not in by: keys.append(k); by[k] = []
+            by[k].append(d)
+    print(f"\n### spread over {len(all_rows)} passes (QPS median [min-max], spread = (max-min)/median)\n")
+    print("| variant | server | query kind | QPS median | QPS per pass | spread | avg lat ms (per pass) | max lat ms (per pass) | srv CPU us/query (median) | notes |")
+    print("|---|---|---|---:|---|---:|---|---|---:|---|")
+    for k in keys:
+        ds = by[k]; q = [d["qps"] for d in ds if d.get("qps")]
+        med = statistics.median(q) if q else None
+        sp = (max(q) - min(q)) / med * 100 if q and med else None
+        print(f"| {k[0]} | {k[1]} | {KIND.get(k[2], k[2])} | {fmt(med)} | {' / '.join(fmt(x) for x in q)} | {fmt(sp, '{:.1f}%')} | "
+              f"{' / '.join(fmt(d.get('avg_ms'), '{:.3f}') for d in ds)} | {' / '.join(fmt(d.get('max_ms'), '{:.2f}') for d in ds)} | "
+              f"{fmt(statistics.median([d['us_per_q'] for d in ds if d.get('us_per_q')] or [0]), '{:.1f}')} | {NOTE.get((k[1], k[2]), '')} |")
+
+def headline(all_rows):
+    """Compact table: medians over passes, both variants side by side."""
+    by = {}
+    order = []
+    for rows in all_rows:
+        for d in rows:
+            k = (d["server"], d["kind"])
+            if k not in by: order.append(k); by[k] = {}
+            by[k].setdefault(d["variant"], []).append(d)
+    med = lambda xs: statistics.median(xs) if xs else None
+    print(f"\n### headline: medians over {len(all_rows)} passes (shared = server 2 threads + dnsperf on 2 cores; pinned = server 1 thread on cpu1, dnsperf on cpu0)\n")
+    print("| server | query kind | QPS shared | QPS pinned | avg lat ms shared / pinned | max lat ms shared / pinned (worst pass) | srv CPU us/query shared / pinned | notes |")
+    print("|---|---|---:|---:|---|---|---|---|")
+    for k in order:
+        v = by[k]
+        def g(var, key, f=med):
+            xs = [d[key] for d in v.get(var, []) if d.get(key) is not None]
+            return f(xs) if xs else None
+        print(f"| {k[0]} | {KIND.get(k[1], k[1])} | {fmt(g('shared', 'qps'))} | {fmt(g('pinned', 'qps'))} | "
+              f"{fmt(g('shared', 'avg_ms'), '{:.3f}')} / {fmt(g('pinned', 'avg_ms'), '{:.3f}')} | "
+              f"{fmt(g('shared', 'max_ms', max), '{:.1f}')} / {fmt(g('pinned', 'max_ms', max), '{:.1f}')} | "
+              f"{fmt(g('shared', 'us_per_q'), '{:.1f}')} / {fmt(g('pinned', 'us_per_q'), '{:.1f}')} | {NOTE.get(k, '')} |")
+
+if __name__ == "__main__":
+    dirs = sys.argv[1:]
+    all_rows = [one(d) for d in dirs]
+    if len(dirs) > 1:
+        spread(all_rows)
+        headline(all_rows)
