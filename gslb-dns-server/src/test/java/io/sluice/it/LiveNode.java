@@ -101,7 +101,7 @@ final class LiveNode implements AutoCloseable {
       changes.put(k, EndpointHealth.of(v, System.currentTimeMillis(), "set by a test"));
     }
     // Through the traffic system's publisher, as the probes publish: its reaction goes out with it.
-    runtime.traffic().healthPublisher().publish(h -> h.withAll(changes, Set.of()));
+    runtime.traffic().healthPublisher().publish(h -> h.withAll(changes, Set.of()), p -> {});
   }
 
   int dnsPort() {

@@ -647,19 +647,32 @@ final class HealthEngine {
     Set<String> gone = Set.copyOf(removed);
     dirty.clear();
     removed.clear();
-    // Through the publisher, so that what the verdicts cause (a failover, the short TTL) goes out
-    // in the same snapshot as the verdicts themselves.
-    HealthPublisher.Published published = publisher.publish(h -> h.withAll(batch, gone));
-    Snapshot after = published.after();
-    long versionBefore = published.versionBefore();
     List<Change> events = List.copyOf(changes);
     changes.clear();
+    // Through the publisher, so that what the verdicts cause (a failover, the short TTL) goes out
+    // in the same snapshot as the verdicts themselves; their events are recorded before its.
+    publisher.publish(h -> h.withAll(batch, gone), published -> record(events, published));
+    if (verdictsChanged) {
+      verdictsChanged = false;
+      save();
+    }
+    updateStatus();
+  }
+
+  /** Audits, counts and logs the verdict changes of a batch published as {@code p}. */
+  private void record(List<Change> events, HealthPublisher.Published p) {
     for (Change c : events) {
       // A first "up" after start is no news: auditing it would write one event per endpoint.
       boolean firstUp = c.from() == Verdict.UNKNOWN && c.to() == Verdict.UP;
       if (!firstUp) {
         audit.append(
-            Actor.PROBE, c.action(), null, c.reason(), versionBefore, after.version(), c.details());
+            Actor.PROBE,
+            c.action(),
+            null,
+            c.reason(),
+            p.versionBefore(),
+            p.after().version(),
+            c.details());
       }
       if (c.key() != null && c.from() != c.to()) {
         metrics.verdictChange(c.key(), c.from().name(), c.to().name());
@@ -672,11 +685,6 @@ final class HealthEngine {
         LOG.warn("{} {}: {}", c.action(), c.key(), c.reason());
       }
     }
-    if (verdictsChanged) {
-      verdictsChanged = false;
-      save();
-    }
-    updateStatus();
   }
 
   private void save() {

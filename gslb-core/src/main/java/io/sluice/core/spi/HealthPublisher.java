@@ -3,6 +3,7 @@ package io.sluice.core.spi;
 import io.sluice.core.health.HealthView;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
@@ -15,27 +16,35 @@ public interface HealthPublisher {
   /**
    * Applies {@code change} to the current health view and publishes the result; publishes nothing
    * when it returns its input. {@code change} may run more than once, so it must be free of side
-   * effects. Never fails for the controller's sake: the verdicts are published in any case.
+   * effects. {@code recorded} runs once, right after the publish and before anything that reacts to
+   * the batch is recorded, so the audit log reads cause before effect. Never fails for the
+   * controller's sake: the verdicts are published in any case.
    */
-  Published publish(UnaryOperator<HealthView> change);
+  Published publish(UnaryOperator<HealthView> change, Consumer<Published> recorded);
 
   /** The snapshot a batch was published in, and the version it replaced. */
   record Published(long versionBefore, Snapshot after) {}
 
   /** Publishes the health view alone, with nothing reacting to it in the same snapshot. */
   static HealthPublisher direct(SnapshotStore store) {
-    return change -> {
-      // The version this batch was applied to, from the snapshot the store really replaced (the
-      // last run of the function): other writers publish too.
-      long[] before = new long[1];
-      Snapshot after =
-          store.update(
-              s -> {
-                before[0] = s.version();
-                return applied(s, change);
-              });
-      return new Published(before[0], after);
+    return (change, recorded) -> {
+      Published p = publish(store, change);
+      recorded.accept(p);
+      return p;
     };
+  }
+
+  private static Published publish(SnapshotStore store, UnaryOperator<HealthView> change) {
+    // The version this batch was applied to, from the snapshot the store really replaced (the
+    // last run of the function): other writers publish too.
+    long[] before = new long[1];
+    Snapshot after =
+        store.update(
+            s -> {
+              before[0] = s.version();
+              return applied(s, change);
+            });
+    return new Published(before[0], after);
   }
 
   /** {@code s} with {@code change} applied to its health view; {@code s} when nothing changes. */

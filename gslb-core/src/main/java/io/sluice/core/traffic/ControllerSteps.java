@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
@@ -137,12 +138,13 @@ final class ControllerSteps {
    * verdicts change, the short TTL from the first of those answers. Runs under the writer lock, so
    * no command or tick interleaves; gates are left to the tick that the new health view schedules.
    */
-  HealthPublisher.Published publishHealth(UnaryOperator<HealthView> change) {
+  HealthPublisher.Published publishHealth(
+      UnaryOperator<HealthView> change, Consumer<HealthPublisher.Published> recorded) {
     HealthView current = store.current().health();
     if (!verdictsDiffer(current, change.apply(current))) {
       // New evidence with the same verdicts (latency, result counts): nothing to react to, and no
       // reason to wait for the writer lock.
-      return HealthPublisher.direct(store).publish(change);
+      return HealthPublisher.direct(store).publish(change, recorded);
     }
     HealthPublisher.Published[] out = new HealthPublisher.Published[1];
     writer.locked(
@@ -166,7 +168,7 @@ final class ControllerSteps {
                       reaction, compressTtl(cs, name, cfg, snap.config(), before, after, now), cs);
             }
           }
-          out[0] = writer.healthStep(change, reaction);
+          out[0] = writer.healthStep(change, recorded, reaction);
           if (!reaction.isEmpty()) {
             for (String name : writer.state().services().keySet()) {
               beginEvidence(name);

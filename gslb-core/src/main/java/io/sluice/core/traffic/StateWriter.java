@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
@@ -125,12 +126,22 @@ final class StateWriter {
    * short TTL of a failover it starts, for one). Call under the writer lock. When the reaction
    * cannot be made durable, the verdicts stay published alone and the next tick retries it.
    */
-  HealthPublisher.Published healthStep(UnaryOperator<HealthView> health, List<Outcome> reaction) {
+  HealthPublisher.Published healthStep(
+      UnaryOperator<HealthView> health,
+      Consumer<HealthPublisher.Published> recorded,
+      List<Outcome> reaction) {
     if (reaction.isEmpty()) {
-      return HealthPublisher.direct(store).publish(health);
+      return HealthPublisher.direct(store).publish(health, recorded);
     }
     try {
-      Applied a = apply(Actor.CONTROLLER, null, null, reaction, health, System.nanoTime());
+      Applied a =
+          apply(
+              Actor.CONTROLLER,
+              null,
+              null,
+              reaction,
+              new HealthBatch(health, recorded),
+              System.nanoTime());
       return new HealthPublisher.Published(a.versionBefore(), a.after());
     } catch (NotPersisted e) {
       LOG.log(
@@ -155,18 +166,26 @@ final class StateWriter {
     }
   }
 
+  /**
+   * Verdicts published with a change, and what records them right after the publish (before the
+   * change's own audit events).
+   */
+  private record HealthBatch(
+      UnaryOperator<HealthView> change, Consumer<HealthPublisher.Published> recorded) {
+    static final HealthBatch NONE = new HealthBatch(UnaryOperator.identity(), p -> {});
+  }
+
   /** What one applied change published. */
   private record Applied(CommandResult result, long versionBefore, Snapshot after) {}
 
   private CommandResult apply(
       Actor actor, String reason, String requestId, Outcome o, long startedNanos) {
-    return apply(actor, reason, requestId, List.of(o), UnaryOperator.identity(), startedNanos)
-        .result();
+    return apply(actor, reason, requestId, List.of(o), HealthBatch.NONE, startedNanos).result();
   }
 
   /**
    * Publishes, persists and audits one change: the outcomes in order (each the next state of the
-   * one before), in one snapshot with {@code health} applied. The snapshot is published first so
+   * one before), in one snapshot with {@code health}'s verdicts. The snapshot is published first so
    * that answers change at once (a rollback is not delayed by the fsync); the command is
    * acknowledged only after the journal record is durable, and a failed write restores the previous
    * traffic state.
@@ -176,7 +195,7 @@ final class StateWriter {
       String reason,
       String requestId,
       List<Outcome> outcomes,
-      UnaryOperator<HealthView> health,
+      HealthBatch health,
       long startedNanos) {
     ControlState prev = state;
     Outcome last = outcomes.get(outcomes.size() - 1);
@@ -186,10 +205,11 @@ final class StateWriter {
         store.update(
             s -> {
               replaced[0] = s.version();
-              return HealthPublisher.applied(s, health)
+              return HealthPublisher.applied(s, health.change())
                   .withTraffic(PlanProjection.project(revised, s.config()));
             });
     long before = replaced[0];
+    health.recorded().accept(new HealthPublisher.Published(before, after));
     long effectiveNanos = System.nanoTime() - startedNanos;
     CommandResult result = new CommandResult(after.version(), true, last.message());
     ControlState next = requestId == null ? revised : revised.withRequest(requestId, result);

@@ -2,6 +2,7 @@ package io.sluice.core.traffic;
 
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.control.Actor;
 import io.sluice.core.health.EndpointHealth;
 import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.GslbMetrics;
@@ -127,7 +128,7 @@ final class TrafficFixture implements AutoCloseable {
 
   /**
    * Publishes {@code pool}'s endpoints (or one endpoint, {@code pool/name}) with verdict {@code v}
-   * as the probes do: through the traffic system's health publisher.
+   * as the probes do: through the traffic system's health publisher, auditing it as they do.
    */
   void verdict(String target, Verdict v) {
     int slash = target.indexOf('/');
@@ -136,7 +137,21 @@ final class TrafficFixture implements AutoCloseable {
     if (slash >= 0) {
       m.keySet().retainAll(Set.of(target));
     }
-    system.healthPublisher().publish(h -> h.withAll(m, Set.of()));
+    system
+        .healthPublisher()
+        .publish(
+            h -> h.withAll(m, Set.of()),
+            p ->
+                system
+                    .auditSink()
+                    .append(
+                        Actor.PROBE,
+                        "verdict-change",
+                        null,
+                        target + " " + v,
+                        p.versionBefore(),
+                        p.after().version(),
+                        Map.of()));
   }
 
   private Map<String, EndpointHealth> verdicts(

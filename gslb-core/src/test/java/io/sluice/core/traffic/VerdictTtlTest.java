@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.core.control.AuditEvent;
 import io.sluice.core.health.Verdict;
 import io.sluice.core.state.ServicePlan;
 import io.sluice.core.state.Snapshot;
@@ -67,6 +68,11 @@ class VerdictTtlTest {
       assertChangedAnswersServeTheShortTtl(seen, before);
       assertTrue(seen.get(0).failover(), "the failover starts in the same snapshot: " + seen);
       assertEquals(1, events(f, "failover-start").size());
+      AuditEvent cause = events(f, "verdict-change").get(0);
+      AuditEvent effect = events(f, "failover-start").get(0);
+      assertTrue(cause.seq() < effect.seq(), "the audit log reads cause before effect");
+      assertEquals(cause.versionAfter(), effect.versionAfter(), "one snapshot");
+      assertEquals(seen.get(0).version(), effect.versionAfter());
       // The tick the new health view schedules finds nothing left to start.
       f.tickAfter(Duration.ofSeconds(1));
       assertEquals(1, events(f, "failover-start").size());
