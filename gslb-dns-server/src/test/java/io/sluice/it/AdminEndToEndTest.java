@@ -40,7 +40,8 @@ import org.xbill.DNS.Type;
  * the old answers stay, and {@code sluice ctl verify} checks the DNS answers against the plan.
  */
 class AdminEndToEndTest {
-  private static final String CONFIG =
+  /** A node with two pools and one manual service; other tests reuse it with their stateDir. */
+  static final String CONFIG =
       """
       dns: { listen: [127.0.0.1], port: 0, threads: 1 }
       admin: { listen: 127.0.0.1, port: 0 }

@@ -70,6 +70,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Timer> rollbackDuration;
   private final MeterCache<AtomicLong> ttl;
   private final MeterCache<Counter> reloads;
+  private final AtomicLong storeHealthy = new AtomicLong(1);
 
   /** Nearest and cross-region answer counts of one service, with their ratio gauges. */
   private record RegionCounters(Counter nearest, Counter cross) {
@@ -132,6 +133,10 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
         Timer.builder("sluice.probe.schedule.lag")
             .description("How late scheduled health checks started")
             .register(registry);
+    Gauge.builder("sluice.state.store.healthy", storeHealthy, AtomicLong::get)
+        .description(
+            "1 while the state directory takes writes, 0 after a failed journal/audit write")
+        .register(registry);
     pathImpaired =
         new MeterCache<>(
             1,
@@ -345,6 +350,11 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   @Override
   public void servedTtl(String service, long seconds) {
     ttl.get(service).set(seconds);
+  }
+
+  @Override
+  public void storeHealthy(boolean healthy) {
+    storeHealthy.set(healthy ? 1 : 0);
   }
 
   @Override

@@ -22,6 +22,7 @@ import io.sluice.admin.auth.Role;
 import io.sluice.admin.auth.TokenAuthenticator;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.CommandRejectedException;
+import io.sluice.core.store.StoreUnavailableException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -383,6 +384,17 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
           e.conflict()
               ? new ApiException(409, "conflict", e.field(), message)
               : new ApiException(400, "rejected", e.field(), message),
+          Map.of());
+    } catch (StoreUnavailableException e) {
+      // Nothing was published or acknowledged; say why instead of a generic internal error.
+      log.error(
+          "{} {} from {}: {}", method, LogText.escape(p.uri().path()), p.source(), e.getMessage());
+      return error(
+          new ApiException(
+              e.full() ? 507 : 503,
+              e.full() ? "state_directory_full" : "state_store_unavailable",
+              null,
+              e.getMessage()),
           Map.of());
     } catch (Exception e) {
       return internal(e, method, p.uri().path(), p.source());

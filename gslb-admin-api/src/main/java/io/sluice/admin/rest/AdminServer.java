@@ -115,7 +115,8 @@ public final class AdminServer implements AutoCloseable {
     this.store = store;
     new ReadRoutes(store, control, explainer).register(router);
     new CommandRoutes(store, control, bodies).register(router);
-    new SystemRoutes(store, reloader, probeSink, metrics, bodies, () -> ready)
+    new SystemRoutes(
+            store, reloader, probeSink, metrics, bodies, () -> ready, control::storeProblem)
         .register(router, config.metricsPublic());
     // Commands have their own thread and queue: reads of history, however slow or many, never
     // delay a rollback.

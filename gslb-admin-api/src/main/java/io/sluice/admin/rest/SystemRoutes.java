@@ -8,7 +8,9 @@ import io.sluice.core.health.ProbeReport;
 import io.sluice.core.state.SnapshotStore;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /** Health and readiness, {@code /metrics}, configuration reload and probe report intake. */
 final class SystemRoutes {
@@ -20,6 +22,7 @@ final class SystemRoutes {
   private final ProbeReport.Sink probeSink;
   private final PrometheusMetrics metrics;
   private final JsonBodies bodies;
+  private final Supplier<Optional<String>> storeProblem;
   private final BooleanSupplier ready;
 
   SystemRoutes(
@@ -28,7 +31,9 @@ final class SystemRoutes {
       ProbeReport.Sink probeSink,
       PrometheusMetrics metrics,
       JsonBodies bodies,
-      BooleanSupplier ready) {
+      BooleanSupplier ready,
+      Supplier<Optional<String>> storeProblem) {
+    this.storeProblem = storeProblem;
     this.store = store;
     this.reloader = reloader;
     this.probeSink = probeSink;
@@ -51,8 +56,12 @@ final class SystemRoutes {
 
   private ApiResponse readiness() {
     Map<String, Object> m = StateViews.versions(store.current());
-    boolean ok = ready.getAsBoolean();
-    m.put("status", ok ? "ready" : "starting");
+    boolean started = ready.getAsBoolean();
+    Optional<String> problem = storeProblem.get();
+    // A node whose state directory cannot be written must not take traffic commands.
+    boolean ok = started && problem.isEmpty();
+    m.put("status", !started ? "starting" : ok ? "ready" : "store-unhealthy");
+    problem.ifPresent(p -> m.put("store", p));
     return ApiResponse.json(ok ? 200 : 503, m);
   }
 

@@ -101,4 +101,12 @@ public interface ControlPlane {
 
   /** One switch record. */
   Optional<SwitchRecord> switchRecord(String id);
+
+  /**
+   * Why the state store cannot take changes (a full or unwritable state directory), or empty when
+   * its last write succeeded; {@code /readyz} and the metrics report it.
+   */
+  default java.util.Optional<String> storeProblem() {
+    return java.util.Optional.empty();
+  }
 }

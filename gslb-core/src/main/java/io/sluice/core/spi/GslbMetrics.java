@@ -62,4 +62,7 @@ public interface GslbMetrics {
 
   /** A configuration reload was attempted. */
   default void configReload(boolean ok) {}
+
+  /** Whether the state store's last write (journal and audit log) succeeded. */
+  default void storeHealthy(boolean healthy) {}
 }

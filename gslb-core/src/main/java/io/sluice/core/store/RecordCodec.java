@@ -52,4 +52,21 @@ final class RecordCodec {
     }
     return payload;
   }
+
+  /**
+   * The offset of the first whole, intact frame at or after {@code from}, or -1: tells damage in
+   * the middle of a journal (intact frames follow) from a torn tail (nothing intact follows).
+   */
+  static int nextIntactFrom(byte[] bytes, int from) {
+    ByteBuffer b = ByteBuffer.wrap(bytes);
+    for (int i = Math.max(0, from); i + HEADER <= bytes.length; i++) {
+      if (b.getInt(i) == MAGIC) {
+        b.position(i);
+        if (next(b) != null) {
+          return i;
+        }
+      }
+    }
+    return -1;
+  }
 }

@@ -17,9 +17,11 @@ import java.util.Optional;
 final class SnapshotFile {
   private final Path file;
   private final Path temp;
+  private final DiskWrites writes;
 
-  SnapshotFile(Path file) {
+  SnapshotFile(Path file, DiskWrites writes) {
     this.file = file;
+    this.writes = writes;
     this.temp = file.resolveSibling(file.getFileName() + ".tmp");
   }
 
@@ -27,7 +29,7 @@ final class SnapshotFile {
     try (RandomAccessFile f = new RandomAccessFile(temp.toFile(), "rw")) {
       f.setLength(0);
       ByteBuffer b = RecordCodec.frame(payload);
-      f.write(b.array(), 0, b.limit());
+      writes.write(temp, f, b.array(), 0, b.limit());
       f.getFD().sync();
     }
     Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -45,7 +47,9 @@ final class SnapshotFile {
     ByteBuffer b = ByteBuffer.wrap(all);
     byte[] payload = RecordCodec.next(b);
     if (payload == null || b.hasRemaining()) {
-      throw new IOException("snapshot file " + file + " is damaged (bad length or checksum)");
+      throw new StateCorruptException(
+          FileDurableLog.stateDir(file.getParent()),
+          "snapshot file " + file + " is damaged (bad length or checksum)");
     }
     return Optional.of(payload);
   }

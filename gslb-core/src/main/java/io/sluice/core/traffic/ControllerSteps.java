@@ -195,13 +195,17 @@ final class ControllerSteps {
     return false;
   }
 
-  /** Adds {@code o} (when there is one) to {@code reaction}; returns the state it leads to. */
+  /**
+   * Adds {@code o} (when there is one) to {@code reaction} at its own revision, as a tick's steps
+   * are each one journal record; returns the state it leads to.
+   */
   private static ControlState react(List<Outcome> reaction, Outcome o, ControlState cs) {
     if (o == null) {
       return cs;
     }
-    reaction.add(o);
-    return o.next();
+    Outcome revised = o.revised();
+    reaction.add(revised);
+    return revised.next();
   }
 
   /**

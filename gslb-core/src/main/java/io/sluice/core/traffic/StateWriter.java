@@ -5,6 +5,7 @@ import io.sluice.core.audit.FileAuditLog;
 import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.Actor;
+import io.sluice.core.control.AuditEvent;
 import io.sluice.core.control.CommandRejectedException;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.SwitchRecord;
@@ -15,8 +16,10 @@ import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.store.DurableLog;
+import io.sluice.core.store.StoreUnavailableException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,11 +29,16 @@ import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
- * The single writer of the traffic state: applies one {@link Outcome} at a time under a fair lock,
- * publishing the next snapshot, making the state durable and auditing it before acknowledging.
+ * The single writer of the traffic state: applies one {@link Outcome} at a time under a fair lock.
+ * Each change is validated by its command, then written to the journal together with its audit
+ * event and finished switch records (one fsync), then the audit log line and switch records are
+ * written from it, and only then is the next snapshot published and the caller answered. A change
+ * that cannot be made durable is not published and the caller gets a {@link
+ * StoreUnavailableException}; the store then reports itself unhealthy.
  */
 final class StateWriter {
   private static final System.Logger LOG = System.getLogger(StateWriter.class.getName());
+
   private final SnapshotStore store;
   private final DurableLog log;
   private final FileAuditLog audit;
@@ -40,8 +48,17 @@ final class StateWriter {
   private final ObjectMapper json;
   private final ReentrantLock lock = new ReentrantLock(true);
   private volatile ControlState state;
+  // Why the store is unhealthy (null when healthy): a failed journal or audit write.
+  private volatile String problem;
+  // The audit event of the last durable change when its audit log line could not be written.
+  private AuditEvent auditBehind;
+  // Finished switch records of the last durable change not yet in switches.jsonl.
+  private List<SwitchRecord> switchesBehind = List.of();
 
-  /** Restores the last durable state and publishes it into {@code store}. */
+  /**
+   * Restores the last durable state and publishes it into {@code store}; re-derives the audit line
+   * of the last change if it was lost (the process stopped, or the write failed, after the fsync).
+   */
   StateWriter(
       SnapshotStore store,
       DurableLog log,
@@ -59,10 +76,29 @@ final class StateWriter {
     this.metrics = metrics;
     this.json = json;
     Optional<byte[]> saved = log.recover();
-    this.state =
-        saved.isPresent() ? json.readValue(saved.get(), ControlState.class) : ControlState.INITIAL;
-    publish(state);
+    JournalEntry last = saved.isPresent() ? JournalEntry.decode(json, saved.get()) : null;
+    this.state = last == null ? ControlState.INITIAL : last.state();
+    if (last != null && last.audit() != null && state.revision() > audit.lastRevision()) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "the audit line of traffic state revision {0} was lost; writing it from the journal",
+          state.revision());
+      writeAudit(last.audit());
+    }
+    if (last != null && last.switches() != null) {
+      // Rewriting a record that is already there is harmless: the newest copy of an id wins.
+      Map<String, SwitchRecord> written = switchLog.byId();
+      List<SwitchRecord> missing =
+          last.switches().stream()
+              .filter(r -> !written.containsKey(r.id()) || !written.get(r.id()).equals(r))
+              .toList();
+      if (!missing.isEmpty()) {
+        writeSwitches(missing);
+      }
+    }
+    store.update(s -> s.withTraffic(PlanProjection.project(state, s.config())));
     reportTtls(state);
+    metrics.storeHealthy(problem == null);
   }
 
   /** The durable state now in effect. */
@@ -120,137 +156,268 @@ final class StateWriter {
     }
   }
 
+  /** Why the store is unhealthy, or empty when its last write succeeded. */
+  Optional<String> problem() {
+    return Optional.ofNullable(problem);
+  }
+
+  /**
+   * Makes one change durable and audited, then publishes it: validate (done by the caller) →
+   * journal record with its audit event (one fsync) → audit log line → publish → reply. Versions
+   * are assigned under the snapshot store's writer lock, so the audit event names the exact version
+   * that answers follow.
+   */
+  private CommandResult apply(
+      Actor actor, String reason, String requestId, Outcome o, long startedNanos) {
+    if ((auditBehind != null && !writeAudit(auditBehind))
+        || (!switchesBehind.isEmpty() && !writeSwitches(switchesBehind))) {
+      // An unaudited change must not be followed by more: the journal keeps only the last event.
+      throw StoreUnavailableException.still(problem);
+    }
+    ControlState revised = o.next().nextRevision();
+    long now = ticker.currentTimeMillis();
+    CommandResult[] result = new CommandResult[1];
+    try {
+      store.update(
+          s -> s.withTraffic(PlanProjection.project(revised, s.config())),
+          versioned -> {
+            CommandResult r = new CommandResult(versioned.version(), true, o.message());
+            ControlState next = requestId == null ? revised : revised.withRequest(requestId, r);
+            persist(actor, reason, o, next, versioned, now, startedNanos);
+            result[0] = r;
+          });
+    } catch (IOException e) {
+      StoreUnavailableException failure =
+          StoreUnavailableException.of(
+              log.location(), e, "the change was not applied and nothing was published");
+      unhealthy(failure.getMessage(), e);
+      throw failure;
+    }
+    if (result[0] == null) {
+      // The projection produced the same snapshot object: nothing to persist or publish.
+      return new CommandResult(store.current().version(), false, o.message());
+    }
+    if (auditBehind == null && switchesBehind.isEmpty()) {
+      healthy();
+    }
+    if ("rollback".equals(o.action()) || "reject".equals(o.action())) {
+      metrics.rollback(o.service() == null ? "*" : o.service(), System.nanoTime() - startedNanos);
+    }
+    reportTtls(state);
+    return result[0];
+  }
+
+  /**
+   * Makes {@code next} (the state after {@code o}) durable with its audit event and finished switch
+   * records (one fsync), then writes the audit line and switch records from it. Returns whether
+   * those writes succeeded; a failed journal write throws and leaves the state as it was.
+   */
+  private boolean persist(
+      Actor actor,
+      String reason,
+      Outcome o,
+      ControlState next,
+      Snapshot versioned,
+      long now,
+      long startedNanos)
+      throws IOException {
+    long effectiveNanos = System.nanoTime() - startedNanos;
+    List<SwitchRecord> finished = new ArrayList<>();
+    for (SwitchRecord sr : o.finished()) {
+      SwitchRecord done = sr;
+      if ("rolled-back".equals(sr.outcome())) {
+        done =
+            Switches.finish(
+                sr,
+                sr.outcome(),
+                sr.endedMillis(),
+                rollbackTiming(sr, effectiveNanos, versioned.config()));
+      }
+      finished.add(done);
+    }
+    Map<String, Object> details = new LinkedHashMap<>(o.details());
+    details.put("revision", next.revision());
+    AuditEvent event =
+        new AuditEvent(
+            0,
+            now,
+            actor.name(),
+            actor.role(),
+            o.action(),
+            o.service(),
+            reason == null ? o.message() : reason,
+            versioned.version() - 1,
+            versioned.version(),
+            details);
+    log.commit(json.writeValueAsBytes(new JournalEntry(next, event, finished)));
+    state = next;
+    boolean written = writeAudit(event);
+    return (finished.isEmpty() || writeSwitches(finished)) && written;
+  }
+
   /**
    * Publishes a batch of verdicts together with the controller's reaction to it: one snapshot
    * carries both, so the first answer that follows the verdicts already follows the reaction (the
-   * short TTL of a failover it starts, for one). Call under the writer lock. When the reaction
-   * cannot be made durable, the verdicts stay published alone and the next tick retries it.
+   * short TTL of a failover it starts, for one). Each outcome of {@code reaction} holds the revised
+   * state it leads to (see {@link ControllerSteps#publishHealth}) and gets its own journal record
+   * and audit event, all naming the one snapshot; {@code recorded} (the probe's own events) runs
+   * first, so the audit log reads cause before effect. Call under the writer lock. When the
+   * reaction cannot be made durable, the verdicts are published with the state that is, and a later
+   * tick retries the rest.
    */
   HealthPublisher.Published healthStep(
       UnaryOperator<HealthView> health,
       Consumer<HealthPublisher.Published> recorded,
       List<Outcome> reaction) {
-    if (reaction.isEmpty()) {
+    if (reaction.isEmpty()
+        || (auditBehind != null && !writeAudit(auditBehind))
+        || (!switchesBehind.isEmpty() && !writeSwitches(switchesBehind))) {
       return HealthPublisher.direct(store).publish(health, recorded);
     }
+    ControlState last = reaction.get(reaction.size() - 1).next();
+    long now = ticker.currentTimeMillis();
+    HealthPublisher.Published[] out = new HealthPublisher.Published[1];
+    boolean[] told = new boolean[1];
     try {
-      Applied a =
-          apply(
-              Actor.CONTROLLER,
-              null,
-              null,
-              reaction,
-              new HealthBatch(health, recorded),
-              System.nanoTime());
-      return new HealthPublisher.Published(a.versionBefore(), a.after());
-    } catch (NotPersisted e) {
-      LOG.log(
-          System.Logger.Level.ERROR,
-          "cannot persist the controller's reaction to new verdicts; the verdicts are published"
-              + " and the next controller step retries it",
-          e);
-      return new HealthPublisher.Published(e.versionBefore, e.published);
-    }
-  }
-
-  /** A change whose journal record failed: its traffic part was withdrawn again. */
-  private static final class NotPersisted extends UncheckedIOException {
-    private static final long serialVersionUID = 1L;
-    private final long versionBefore;
-    private final transient Snapshot published;
-
-    NotPersisted(IOException cause, long versionBefore, Snapshot published) {
-      super("cannot persist the traffic state", cause);
-      this.versionBefore = versionBefore;
-      this.published = published;
-    }
-  }
-
-  /**
-   * Verdicts published with a change, and what records them right after the publish (before the
-   * change's own audit events).
-   */
-  private record HealthBatch(
-      UnaryOperator<HealthView> change, Consumer<HealthPublisher.Published> recorded) {
-    static final HealthBatch NONE = new HealthBatch(UnaryOperator.identity(), p -> {});
-  }
-
-  /** What one applied change published. */
-  private record Applied(CommandResult result, long versionBefore, Snapshot after) {}
-
-  private CommandResult apply(
-      Actor actor, String reason, String requestId, Outcome o, long startedNanos) {
-    return apply(actor, reason, requestId, List.of(o), HealthBatch.NONE, startedNanos).result();
-  }
-
-  /**
-   * Publishes, persists and audits one change: the outcomes in order (each the next state of the
-   * one before), in one snapshot with {@code health}'s verdicts. The snapshot is published first so
-   * that answers change at once (a rollback is not delayed by the fsync); the command is
-   * acknowledged only after the journal record is durable, and a failed write restores the previous
-   * traffic state.
-   */
-  private Applied apply(
-      Actor actor,
-      String reason,
-      String requestId,
-      List<Outcome> outcomes,
-      HealthBatch health,
-      long startedNanos) {
-    ControlState prev = state;
-    Outcome last = outcomes.get(outcomes.size() - 1);
-    ControlState revised = last.next().nextRevision();
-    long[] replaced = new long[1];
-    Snapshot after =
-        store.update(
-            s -> {
-              replaced[0] = s.version();
-              return HealthPublisher.applied(s, health.change())
-                  .withTraffic(PlanProjection.project(revised, s.config()));
-            });
-    long before = replaced[0];
-    health.recorded().accept(new HealthPublisher.Published(before, after));
-    long effectiveNanos = System.nanoTime() - startedNanos;
-    CommandResult result = new CommandResult(after.version(), true, last.message());
-    ControlState next = requestId == null ? revised : revised.withRequest(requestId, result);
-    try {
-      for (Outcome o : outcomes) {
-        for (SwitchRecord r : o.finished()) {
-          SwitchRecord done = r;
-          if ("rolled-back".equals(r.outcome())) {
-            done =
-                Switches.finish(
-                    r,
-                    r.outcome(),
-                    r.endedMillis(),
-                    rollbackTiming(r, effectiveNanos, store.current().config()));
-          }
-          switchLog.append(done);
-        }
-      }
-      log.commit(json.writeValueAsBytes(next));
+      store.update(
+          s ->
+              HealthPublisher.applied(s, health)
+                  .withTraffic(PlanProjection.project(last, s.config())),
+          versioned -> {
+            HealthPublisher.Published p =
+                new HealthPublisher.Published(versioned.version() - 1, versioned);
+            recorded.accept(p);
+            told[0] = true;
+            for (Outcome o : reaction) {
+              if (!persist(
+                  Actor.CONTROLLER, null, o, o.next(), versioned, now, System.nanoTime())) {
+                // Durable but not audited: nothing more may follow it (see apply).
+                throw new IOException("the audit log or switch records cannot be written");
+              }
+            }
+            out[0] = p;
+          });
     } catch (IOException e) {
-      publish(prev);
-      throw new NotPersisted(e, before, after);
+      unhealthy(
+          StoreUnavailableException.of(
+                  log.location(),
+                  e,
+                  "the verdicts are published; the controller's reaction to them waits")
+              .getMessage(),
+          e);
     }
-    state = next;
-    for (Outcome o : outcomes) {
-      if ("rollback".equals(o.action()) || "reject".equals(o.action())) {
-        metrics.rollback(o.service() == null ? "*" : o.service(), effectiveNanos);
+    if (out[0] == null) {
+      // Publish the verdicts with whatever part of the reaction is durable, nothing more.
+      ControlState durable = state;
+      long[] before = new long[1];
+      Snapshot after =
+          store.update(
+              s -> {
+                before[0] = s.version();
+                return HealthPublisher.applied(s, health)
+                    .withTraffic(PlanProjection.project(durable, s.config()));
+              });
+      out[0] = new HealthPublisher.Published(before[0], after);
+      if (!told[0]) {
+        recorded.accept(out[0]);
       }
-      Map<String, Object> details = new LinkedHashMap<>(o.details());
-      details.put("revision", next.revision());
-      audit.append(
-          actor,
-          o.action(),
-          o.service(),
-          reason == null ? o.message() : reason,
-          before,
-          after.version(),
-          details);
+    } else if (auditBehind == null && switchesBehind.isEmpty()) {
+      healthy();
     }
-    reportTtls(next);
-    return new Applied(result, before, after);
+    reportTtls(state);
+    return out[0];
+  }
+
+  /**
+   * While the store is unhealthy, retries what failed (the pending audit line or switch records,
+   * else a test write), so that {@code /readyz} and the metric recover once space is freed even
+   * when no command comes. Called by the controller's tick.
+   */
+  void retryIfUnhealthy() {
+    if (problem == null) {
+      return;
+    }
+    lock.lock();
+    try {
+      if ((auditBehind != null && !writeAudit(auditBehind))
+          || (!switchesBehind.isEmpty() && !writeSwitches(switchesBehind))) {
+        return;
+      }
+      try {
+        log.checkWritable();
+        healthy();
+      } catch (IOException e) {
+        unhealthy(
+            StoreUnavailableException.of(log.location(), e, "changes are refused until it can be")
+                .getMessage(),
+            e);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Writes one audit line from a journal record; on failure the store reports itself unhealthy. */
+  private boolean writeAudit(AuditEvent a) {
+    try {
+      audit.append(a);
+      auditBehind = null;
+      return true;
+    } catch (IOException | UncheckedIOException e) {
+      auditBehind = a;
+      IOException cause = e instanceof IOException io ? io : ((UncheckedIOException) e).getCause();
+      unhealthy(
+          StoreUnavailableException.of(
+                  "audit log",
+                  cause,
+                  "the last change is durable and its audit event is kept in the journal; no"
+                      + " further change is accepted until the audit log can be written")
+              .getMessage(),
+          e);
+      return false;
+    }
+  }
+
+  /** Appends finished switch records from a journal record; on failure the store is unhealthy. */
+  private boolean writeSwitches(List<SwitchRecord> records) {
+    try {
+      for (SwitchRecord r : records) {
+        switchLog.append(r);
+      }
+      switchesBehind = List.of();
+      return true;
+    } catch (IOException e) {
+      switchesBehind = List.copyOf(records);
+      unhealthy(
+          StoreUnavailableException.of(
+                  "switch records",
+                  e,
+                  "the last change is durable and its switch records are kept in the journal; no"
+                      + " further change is accepted until they can be written")
+              .getMessage(),
+          e);
+      return false;
+    }
+  }
+
+  private void unhealthy(String why, Exception e) {
+    boolean first = problem == null;
+    problem = why;
+    metrics.storeHealthy(false);
+    if (first) {
+      LOG.log(System.Logger.Level.ERROR, why, e);
+    } else {
+      // Retries (every controller tick, every command) repeat the same failure: one line each.
+      LOG.log(System.Logger.Level.ERROR, why);
+    }
+  }
+
+  private void healthy() {
+    if (problem != null) {
+      problem = null;
+      metrics.storeHealthy(true);
+      LOG.log(System.Logger.Level.INFO, "the state store is writable again");
+    }
   }
 
   private Map<String, Object> rollbackTiming(SwitchRecord r, long nanos, SluiceConfig config) {
@@ -262,10 +429,6 @@ final class StateWriter {
       d.put("sharesRestoredByMillis", r.endedMillis() + cfg.traffic().shiftTtl() * 1000);
     }
     return d;
-  }
-
-  private Snapshot publish(ControlState cs) {
-    return store.update(s -> s.withTraffic(PlanProjection.project(cs, s.config())));
   }
 
   private void reportTtls(ControlState cs) {

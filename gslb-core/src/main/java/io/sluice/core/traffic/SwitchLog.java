@@ -2,6 +2,7 @@ package io.sluice.core.traffic;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.core.control.SwitchRecord;
+import io.sluice.core.store.DiskWrites;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -17,13 +18,17 @@ import java.util.Map;
  * record written twice (a crash between this log and the state journal) keeps its last version.
  */
 final class SwitchLog implements Closeable {
+  private final Path file;
+  private final DiskWrites writes;
   private final ObjectMapper json;
   private final RandomAccessFile channel;
   private final int keep;
   private final LinkedHashMap<String, SwitchRecord> recent = new LinkedHashMap<>();
   private long size;
 
-  SwitchLog(Path file, ObjectMapper json, int keep) throws IOException {
+  SwitchLog(Path file, ObjectMapper json, int keep, DiskWrites writes) throws IOException {
+    this.file = file;
+    this.writes = writes;
     this.json = json;
     this.keep = keep;
     Files.createDirectories(file.getParent());
@@ -60,9 +65,7 @@ final class SwitchLog implements Closeable {
 
   synchronized void append(SwitchRecord r) throws IOException {
     byte[] line = (json.writeValueAsString(r) + "\n").getBytes(StandardCharsets.UTF_8);
-    channel.seek(size);
-    channel.write(line);
-    channel.getFD().sync();
+    writes.appendForced(file, channel, size, line, line.length);
     size += line.length;
     remember(r);
   }

@@ -39,10 +39,10 @@ import java.util.Set;
 /**
  * The traffic controller and the {@link ControlPlane} implementation: validates operator commands
  * and runs the controller's own steps ({@link #tick}, see {@link ControllerSteps}). Every change
- * becomes the next {@link ControlState}, published to the {@link SnapshotStore} (so answers change
- * at once), made durable in the {@link DurableLog} and audited before it is acknowledged, by one
- * {@link StateWriter}; the query path only ever reads snapshots. Time comes from the injected
- * {@link Ticker}, so tests step it.
+ * becomes the next {@link ControlState}, made durable in the {@link DurableLog} together with its
+ * audit event, then published to the {@link SnapshotStore} and acknowledged, by one {@link
+ * StateWriter}; the query path only ever reads snapshots. Time comes from the injected {@link
+ * Ticker}, so tests step it.
  */
 public final class TrafficController implements ControlPlane {
   private final SnapshotStore store;
@@ -82,6 +82,16 @@ public final class TrafficController implements ControlPlane {
   /** The durable state now in effect. */
   public ControlState state() {
     return writer.state();
+  }
+
+  @Override
+  public Optional<String> storeProblem() {
+    return writer.problem();
+  }
+
+  /** Retries a failed state write, so the store reports itself healthy once it can write again. */
+  public void retryStore() {
+    writer.retryIfUnhealthy();
   }
 
   // ---------------------------------------------------------------- operator commands

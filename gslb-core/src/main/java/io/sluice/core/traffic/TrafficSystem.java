@@ -10,7 +10,9 @@ import io.sluice.core.spi.HealthPublisher;
 import io.sluice.core.spi.ShareEstimator;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.store.DiskWrites;
 import io.sluice.core.store.FileDurableLog;
+import io.sluice.core.store.StoreUnavailableException;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -80,13 +82,32 @@ public final class TrafficSystem implements Closeable {
       ExternalMetric external,
       ShareEstimator shares)
       throws IOException {
+    return openManual(store, stateDir, ticker, metrics, external, shares, DiskWrites.DIRECT);
+  }
+
+  /**
+   * Like {@link #openManual(SnapshotStore, Path, Ticker, GslbMetrics, ExternalMetric,
+   * ShareEstimator)}, writing every file of the state directory through {@code writes} (a test
+   * makes them fail as a full disk does).
+   */
+  public static TrafficSystem openManual(
+      SnapshotStore store,
+      Path stateDir,
+      Ticker ticker,
+      GslbMetrics metrics,
+      ExternalMetric external,
+      ShareEstimator shares,
+      DiskWrites writes)
+      throws IOException {
     ObjectMapper json = mapper();
-    FileDurableLog log = FileDurableLog.open(stateDir.resolve("traffic"));
+    FileDurableLog log = FileDurableLog.open(stateDir.resolve("traffic"), 1000, writes);
     FileAuditLog audit = null;
     SwitchLog switches = null;
     try {
-      audit = FileAuditLog.open(stateDir.resolve("audit"), ticker);
-      switches = new SwitchLog(stateDir.resolve("switches.jsonl"), json, 1000);
+      audit = FileAuditLog.open(stateDir.resolve("audit"), ticker, 16L << 20, 10, writes);
+      switches = new SwitchLog(stateDir.resolve("switches.jsonl"), json, 1000, writes);
+      // Versions resume above every version an earlier run may have handed out.
+      store.resumeVersions(log.versionsReserved(), log::reserveVersions);
       TrafficController c =
           new TrafficController(
               store, log, audit, switches, ticker, metrics, external, shares, json);
@@ -133,7 +154,10 @@ public final class TrafficSystem implements Closeable {
         () -> {
           queued.set(false);
           try {
+            controller.retryStore();
             controller.tick();
+          } catch (StoreUnavailableException e) {
+            // Already logged by the state writer; the step is retried on the next tick.
           } catch (RuntimeException e) {
             // A failed step is retried on the next tick; the scheduler must keep running.
             System.getLogger(TrafficSystem.class.getName())

@@ -125,7 +125,8 @@ class FileDurableLogTest {
     Files.write(snap, b);
     IOException e = assertThrows(IOException.class, () -> FileDurableLog.open(dir));
     assertTrue(e.getMessage().contains("damaged"));
-    Files.delete(snap);
-    assertEquals(null, recovered(), "a failed open leaves the directory unlocked");
+    b[b.length - 1] ^= 1; // repaired by hand
+    Files.write(snap, b);
+    assertEquals("a", recovered(), "a failed open leaves the directory unlocked");
   }
 }

@@ -20,8 +20,39 @@ final class HangupReload {
 
   private HangupReload() {}
 
-  /** Installs the handler; returns false where the platform offers no SIGHUP. */
-  static boolean install(ConfigReloader reloader) {
+  /** Whether a SIGHUP reaches the reload handler. */
+  enum Status {
+    /** {@code kill -HUP} reloads. */
+    ACTIVE,
+    /**
+     * SIGHUP was ignored when the process started ({@code nohup} does that): the JVM leaves it
+     * ignored, so a handler would never run.
+     */
+    IGNORED,
+    /** The platform offers no SIGHUP. */
+    UNAVAILABLE
+  }
+
+  /**
+   * Installs the handler and logs whether SIGHUP reload is active, since an ignored signal gives no
+   * sign of its own; {@code sluice ctl reload} works in every case.
+   */
+  static Status install(ConfigReloader reloader) {
+    Status status = tryInstall(reloader);
+    switch (status) {
+      case ACTIVE ->
+          log.info("SIGHUP reload is active (kill -HUP {})", ProcessHandle.current().pid());
+      case IGNORED ->
+          log.warn(
+              "SIGHUP reload is NOT active: SIGHUP was ignored when this process started (under"
+                  + " nohup?); reload with 'sluice ctl reload' or POST /api/v1/config/reload, or"
+                  + " start without nohup (for example under systemd)");
+      case UNAVAILABLE -> {}
+    }
+    return status;
+  }
+
+  private static Status tryInstall(ConfigReloader reloader) {
     try {
       Class<?> signalClass = Class.forName("sun.misc.Signal");
       Class<?> handlerClass = Class.forName("sun.misc.SignalHandler");
@@ -46,11 +77,19 @@ final class HangupReload {
       Object handler =
           Proxy.newProxyInstance(
               handlerClass.getClassLoader(), new Class<?>[] {handlerClass}, onSignal);
-      signalClass.getMethod("handle", signalClass, handlerClass).invoke(null, hup, handler);
-      return true;
+      Object previous =
+          signalClass.getMethod("handle", signalClass, handlerClass).invoke(null, hup, handler);
+      // The JVM does not take over a signal that was ignored at start: it answers SIG_IGN.
+      if (previous == handlerClass.getField("SIG_IGN").get(null)) {
+        return Status.IGNORED;
+      }
+      return Status.ACTIVE;
     } catch (ReflectiveOperationException | IllegalArgumentException e) {
-      log.warn("SIGHUP reload is not available here ({}); use the admin API to reload", e);
-      return false;
+      log.warn(
+          "SIGHUP reload is not available here ({}); reload with 'sluice ctl reload' or the"
+              + " admin API",
+          e.toString());
+      return Status.UNAVAILABLE;
     }
   }
 

@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
       "Authoritative DNS server for global server load balancing.",
       "Also: 'sluice ctl --help' (on-call CLI), 'sluice probe-agent --help' (remote vantage)."
     },
-    subcommands = {Main.Run.class, Main.Check.class})
+    subcommands = {Main.Run.class, Main.Check.class, StateCommand.class})
 public final class Main implements Callable<Integer> {
   /**
    * The logger, in a holder so that {@code sluice ctl} and {@code probe-agent}, which start through
@@ -175,7 +175,8 @@ public final class Main implements Callable<Integer> {
                   ConfigCheck.laterPhaseProblems(config, o.config.toString(), true))));
       return INVALID_CONFIG;
     } catch (IOException | RuntimeException e) {
-      // Never a stack trace for the operator: say what failed, the log has the details.
+      // Never a stack trace for the operator: say what failed, the log has the details. A
+      // damaged state directory says itself how to repair it (StateCorruptException).
       Log.LOG.debug("start failed", e);
       System.err.println("cannot start: " + e.getMessage());
       return 1;
