@@ -135,6 +135,11 @@ class AgentEndToEndTest {
                               .filter(ProbeStatus.VantageStatus::fresh)
                               .count()
                           == 3);
+          // The intruder posts on its own schedule: wait for its first answer, then judge it.
+          await(
+              "the intruder's first report answered",
+              Duration.ofSeconds(8),
+              () -> intruder.lastStatus() != 0);
           assertEquals(401, intruder.lastStatus());
           assertTrue(node.status().vantages().stream().noneMatch(v -> v.name().equals("agent-x")));
 
