@@ -16,9 +16,9 @@ public interface HealthPublisher {
   /**
    * Applies {@code change} to the current health view and publishes the result; publishes nothing
    * when it returns its input. {@code change} may run more than once, so it must be free of side
-   * effects. {@code recorded} runs once, right after the publish and before anything that reacts to
-   * the batch is recorded, so the audit log reads cause before effect. Never fails for the
-   * controller's sake: the verdicts are published in any case.
+   * effects. {@code recorded} runs once with the snapshot the batch goes out in, before anything
+   * that reacts to the batch is recorded, so the audit log reads cause before effect. Never fails
+   * for the controller's sake: the verdicts are published in any case.
    */
   Published publish(UnaryOperator<HealthView> change, Consumer<Published> recorded);
 
