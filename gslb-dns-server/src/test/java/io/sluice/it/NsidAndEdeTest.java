@@ -8,11 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.core.health.Verdict;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -103,6 +106,22 @@ class NsidAndEdeTest {
     return r.send(q);
   }
 
+  /** A query with EDNS version 1, sent over UDP as built. */
+  private static Message askVersion1(String name, EDNSOption... opts) throws Exception {
+    Message q = Message.newQuery(Record.newRecord(Name.fromString(name), Type.A, DClass.IN));
+    q.addRecord(new OPTRecord(1232, 0, 1, 0, List.of(opts)), Section.ADDITIONAL);
+    byte[] wire = q.toWire();
+    try (DatagramSocket s = new DatagramSocket()) {
+      s.setSoTimeout(3000);
+      s.send(
+          new DatagramPacket(wire, wire.length, InetAddress.getLoopbackAddress(), node.dnsPort()));
+      byte[] buf = new byte[65535];
+      DatagramPacket reply = new DatagramPacket(buf, buf.length);
+      s.receive(reply);
+      return new Message(Arrays.copyOf(buf, reply.getLength()));
+    }
+  }
+
   /** An AXFR query over a plain TCP socket (dnsjava's resolver treats AXFR apart). */
   private static Message axfr(String zone) throws Exception {
     Message q = Message.newQuery(Record.newRecord(Name.fromString(zone), Type.AXFR, DClass.IN));
@@ -170,6 +189,15 @@ class NsidAndEdeTest {
     Message truncated = ask("big.example.test.", Type.TXT, DClass.IN, false, 512, want);
     assertTrue(truncated.getHeader().getFlag(Flags.TC), "the TXT RRset does not fit in 512");
     assertEquals(NSID, nsid(truncated));
+
+    // A question of type OPT is FORMERR, but the query's own OPT was sound: it is answered.
+    Message formerr = ask("www.example.test.", Type.OPT, DClass.IN, false, want);
+    assertEquals(Rcode.FORMERR, formerr.getRcode());
+    assertEquals(NSID, nsid(formerr));
+
+    Message badvers = askVersion1("www.example.test.", want);
+    assertEquals(Rcode.BADVERS, badvers.getRcode());
+    assertEquals(NSID, nsid(badvers));
 
     node.setVerdict(Verdict.DOWN, "p/e1");
     Message servfail = ask("app.example.test.", Type.A, DClass.IN, false, want);

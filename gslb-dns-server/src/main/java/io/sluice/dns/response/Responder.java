@@ -155,7 +155,8 @@ public final class Responder {
             ? 65535
             : q.edns ? Math.max(512, Math.min(q.udpSize, payload)) : 512;
     if (q.qtype == QueryParser.OPT) {
-      return WireSplicer.bare(q, in, Rcode.FORMERR, false, payload, 0);
+      // The query itself is well formed, its OPT included, so the FORMERR carries one (and NSID).
+      return WireSplicer.bare(q, in, Rcode.FORMERR, q.edns, payload, 0);
     }
     if (q.qclass == DClass.CH) {
       return chaos(s, q, in, limit);
