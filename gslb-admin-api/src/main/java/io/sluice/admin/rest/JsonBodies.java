@@ -1,7 +1,11 @@
 package io.sluice.admin.rest;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
@@ -10,15 +14,24 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import io.sluice.core.config.DuplicateKeys;
+import io.sluice.core.control.CommandProblems;
 import java.io.IOException;
+import java.lang.reflect.RecordComponent;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * Reads request bodies strictly (unknown fields, repeated fields, wrong types and trailing data are
- * errors) and turns every parse error into a 400 naming the field, such as {@code
+ * errors) and reports every such problem of a body at once, each naming its field, such as {@code
  * weights.eu-west-1}.
  */
 final class JsonBodies {
   private static final byte[] EMPTY_OBJECT = {'{', '}'};
+
+  /** Reads the tree as given, so the repeated keys can be reported with everything else. */
+  private static final ObjectMapper LENIENT =
+      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
   private final ObjectMapper mapper;
 
   JsonBodies(ObjectMapper mapper) {
@@ -32,25 +45,76 @@ final class JsonBodies {
     }
   }
 
-  /** The body as {@code type}; an empty body reads as {@code {}}. */
+  /** The body as {@code type}; an empty body reads as {@code {}}. Rejects it with every problem. */
   <T> T read(byte[] body, Class<T> type) {
+    CommandProblems problems = new CommandProblems();
+    T value = read(body, type, problems);
+    if (!problems.isEmpty()) {
+      throw ApiException.badRequest(problems.list());
+    }
+    return value;
+  }
+
+  /**
+   * The body as the record {@code type}, adding every problem of it to {@code problems}: each
+   * unknown, repeated or mistyped field (a field with a problem reads as null), so the caller can
+   * add the command's own rules and reject the request once with all of them. A body that is not a
+   * JSON object at all is rejected at once.
+   */
+  <T> T read(byte[] body, Class<T> type, CommandProblems problems) {
     byte[] json = body == null || body.length == 0 ? EMPTY_OBJECT : body;
+    JsonNode tree;
     try {
-      T value = mapper.readValue(json, type);
-      if (value == null) {
-        throw ApiException.badRequest(null, "the body must be a JSON object, was null");
+      for (String path : DuplicateKeys.find(LENIENT.getFactory(), new String(json, UTF_8))) {
+        problems.add(
+            path,
+            "duplicate field '" + DuplicateKeys.keyOf(path) + "': each field may appear once");
       }
-      return value;
+      tree = LENIENT.readTree(json);
     } catch (JsonProcessingException e) {
-      String duplicate = DuplicateKeys.pathOf(e);
-      if (duplicate != null) {
-        throw ApiException.badRequest(
-            duplicate,
-            "duplicate field '" + DuplicateKeys.keyOf(duplicate) + "': each field may appear once");
-      }
-      throw ApiException.badRequest(fieldOf(e), messageOf(e));
+      throw ApiException.badRequest(null, messageOf(e));
     } catch (IOException e) {
       throw ApiException.badRequest(null, "unreadable body: " + e.getMessage());
+    }
+    if (tree == null || !tree.isObject()) {
+      throw ApiException.badRequest(
+          null,
+          "the body must be a JSON object, was " + (tree == null ? "empty" : tree.getNodeType()));
+    }
+    RecordComponent[] components = type.getRecordComponents();
+    Set<String> known = new HashSet<>();
+    for (RecordComponent c : components) {
+      known.add(c.getName());
+    }
+    tree.fieldNames()
+        .forEachRemaining(
+            name -> {
+              if (!known.contains(name)) {
+                problems.add(name, "unknown field '" + name + "'");
+              }
+            });
+    Object[] values = new Object[components.length];
+    Class<?>[] types = new Class<?>[components.length];
+    for (int i = 0; i < components.length; i++) {
+      RecordComponent c = components[i];
+      types[i] = c.getType();
+      JsonNode v = tree.get(c.getName());
+      if (v == null || v.isNull()) {
+        continue;
+      }
+      try {
+        values[i] = mapper.treeToValue(v, mapper.constructType(c.getGenericType()));
+      } catch (JsonProcessingException e) {
+        String sub = fieldOf(e);
+        String field =
+            sub == null ? c.getName() : c.getName() + (sub.startsWith("[") ? "" : ".") + sub;
+        problems.add(field, messageOf(e));
+      }
+    }
+    try {
+      return type.getDeclaredConstructor(types).newInstance(values);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot build " + type.getSimpleName(), e);
     }
   }
 
