@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The traffic-changing routes. Each reads its body and checks it with the same {@link CommandRules}
@@ -150,9 +151,7 @@ final class CommandRoutes {
     WeightsBody b = bodies.read(req.body(), WeightsBody.class, p);
     Snapshot s = store.current();
     String service = StateViews.service(s, req.pathParam("service"), "service");
-    CommandProblems rules = new CommandProblems();
-    CommandRules.weights(rules, service, poolsOf(s, service), b.weights());
-    addUnreported(p, rules);
+    rule(p, r -> CommandRules.weights(r, service, poolsOf(s, service), b.weights()));
     String id = checked(req, p, b.reason(), b.requestId());
     return result(
         control.setWeights(
@@ -170,17 +169,18 @@ final class CommandRoutes {
     Snapshot s = store.current();
     String service = StateViews.service(s, req.pathParam("service"), "service");
     List<Integer> steps = b.steps() == null ? List.of() : b.steps();
-    CommandProblems rules = new CommandProblems();
-    CommandRules.move(
-        rules,
-        service,
-        poolsOf(s, service),
-        s.config().regions().keySet(),
-        b.from(),
-        b.to(),
-        steps,
-        b.region());
-    addUnreported(p, rules);
+    rule(
+        p,
+        r ->
+            CommandRules.move(
+                r,
+                service,
+                poolsOf(s, service),
+                s.config().regions().keySet(),
+                b.from(),
+                b.to(),
+                steps,
+                b.region()));
     String id = checked(req, p, b.reason(), b.requestId());
     return result(
         control.startMove(
@@ -192,9 +192,9 @@ final class CommandRoutes {
     DrillBody b = bodies.read(req.body(), DrillBody.class, p);
     Snapshot s = store.current();
     String service = StateViews.service(s, req.pathParam("service"), "service");
-    CommandProblems rules = new CommandProblems();
-    CommandRules.drill(rules, service, poolsOf(s, service), b.to(), b.percent(), b.seconds());
-    addUnreported(p, rules);
+    rule(
+        p,
+        r -> CommandRules.drill(r, service, poolsOf(s, service), b.to(), b.percent(), b.seconds()));
     String id = checked(req, p, b.reason(), b.requestId());
     return result(
         control.startDrill(
@@ -225,12 +225,15 @@ final class CommandRoutes {
   }
 
   /**
-   * Adds the rules' problems about fields the body reading has not already reported: a field that
-   * could not be read is reported once, not again as missing.
+   * Runs a command's rule from {@link CommandRules} and adds its problems about fields the body
+   * reading has not already reported: a field that could not be read is reported once, not again as
+   * missing.
    */
-  private static void addUnreported(CommandProblems body, CommandProblems rules) {
+  static void rule(CommandProblems body, Consumer<CommandProblems> rule) {
+    CommandProblems found = new CommandProblems();
+    rule.accept(found);
     CommandProblems read = new CommandProblems().addAll(body.list());
-    for (Problem r : rules.list()) {
+    for (Problem r : found.list()) {
       String top = r.field() == null ? null : r.field().split("[.\\[]", 2)[0];
       if (top == null || !read.mentions(top)) {
         body.add(r.field(), r.message());

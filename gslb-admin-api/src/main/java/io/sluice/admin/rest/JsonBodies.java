@@ -16,6 +16,8 @@ import com.fasterxml.jackson.databind.type.LogicalType;
 import io.sluice.core.config.DuplicateKeys;
 import io.sluice.core.control.CommandProblems;
 import java.io.IOException;
+import java.lang.reflect.Array;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.RecordComponent;
 import java.util.HashSet;
 import java.util.Set;
@@ -100,6 +102,8 @@ final class JsonBodies {
       types[i] = c.getType();
       JsonNode v = tree.get(c.getName());
       if (v == null || v.isNull()) {
+        // A missing primitive reads as its default (0, false), as Jackson would bind it.
+        values[i] = c.getType().isPrimitive() ? defaultOf(c.getType()) : null;
         continue;
       }
       try {
@@ -109,13 +113,22 @@ final class JsonBodies {
         String field =
             sub == null ? c.getName() : c.getName() + (sub.startsWith("[") ? "" : ".") + sub;
         problems.add(field, messageOf(e));
+        values[i] = c.getType().isPrimitive() ? defaultOf(c.getType()) : null;
       }
     }
     try {
       return type.getDeclaredConstructor(types).newInstance(values);
+    } catch (InvocationTargetException e) {
+      // The record refused the values (its constructor checks them): a bad request, not a bug.
+      problems.add(null, String.valueOf(e.getCause().getMessage()));
+      throw ApiException.badRequest(problems.list());
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("cannot build " + type.getSimpleName(), e);
     }
+  }
+
+  private static Object defaultOf(Class<?> primitive) {
+    return Array.get(Array.newInstance(primitive, 1), 0);
   }
 
   private static String fieldOf(JsonProcessingException e) {

@@ -36,9 +36,7 @@ final class LoadRoutes {
     CommandProblems p = new CommandProblems();
     LoadBody b = bodies.read(req.body(), LoadBody.class, p);
     String pool = StateViews.pool(store.current(), req.pathParam("pool"), "pool");
-    if (!p.mentions("load")) {
-      CommandRules.load(p, b.load());
-    }
+    CommandRoutes.rule(p, r -> CommandRules.load(r, b.load()));
     CommandRules.reason(p, b.reason());
     if (!p.isEmpty()) {
       throw ApiException.badRequest(p.list());
