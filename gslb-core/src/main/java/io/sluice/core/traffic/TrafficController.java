@@ -559,7 +559,10 @@ public final class TrafficController implements ControlPlane {
         reason,
         requestId,
         (cs, now) -> {
-          rules(p -> CommandRules.drainTarget(p, store.current().config(), target));
+          SluiceConfig config = store.current().config();
+          rules(p -> CommandRules.drainTarget(p, config, target));
+          int slash = target.indexOf('/');
+          String pool = slash < 0 ? target : target.substring(0, slash);
           Set<String> set = new HashSet<>(cs.drained());
           String action = drained ? "drain" : "undrain";
           if (!(drained ? set.add(target) : set.remove(target))) {
