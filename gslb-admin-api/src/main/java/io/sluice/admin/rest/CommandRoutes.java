@@ -234,8 +234,7 @@ final class CommandRoutes {
     rule.accept(found);
     CommandProblems read = new CommandProblems().addAll(body.list());
     for (Problem r : found.list()) {
-      String top = r.field() == null ? null : r.field().split("[.\\[]", 2)[0];
-      if (top == null || !read.mentions(top)) {
+      if (r.field() == null || !read.mentions(r.field())) {
         body.add(r.field(), r.message());
       }
     }

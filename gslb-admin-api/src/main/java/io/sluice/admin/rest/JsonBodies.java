@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -19,7 +20,11 @@ import java.io.IOException;
 import java.lang.reflect.Array;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -106,24 +111,56 @@ final class JsonBodies {
         values[i] = c.getType().isPrimitive() ? defaultOf(c.getType()) : null;
         continue;
       }
-      try {
-        values[i] = mapper.treeToValue(v, mapper.constructType(c.getGenericType()));
-      } catch (JsonProcessingException e) {
-        String sub = fieldOf(e);
-        String field =
-            sub == null ? c.getName() : c.getName() + (sub.startsWith("[") ? "" : ".") + sub;
-        problems.add(field, messageOf(e));
-        values[i] = c.getType().isPrimitive() ? defaultOf(c.getType()) : null;
+      values[i] = convert(mapper.constructType(c.getGenericType()), v, c.getName(), problems);
+      if (values[i] == null && c.getType().isPrimitive()) {
+        values[i] = defaultOf(c.getType());
       }
     }
     try {
       return type.getDeclaredConstructor(types).newInstance(values);
     } catch (InvocationTargetException e) {
       // The record refused the values (its constructor checks them): a bad request, not a bug.
-      problems.add(null, String.valueOf(e.getCause().getMessage()));
+      if (problems.isEmpty()) {
+        problems.add(null, String.valueOf(e.getCause().getMessage()));
+      }
       throw ApiException.badRequest(problems.list());
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("cannot build " + type.getSimpleName(), e);
+    }
+  }
+
+  /**
+   * {@code v} as {@code t}; a map or list is read entry by entry, so every bad entry is reported (a
+   * bad entry reads as null, keeping the indexes of the others). Null when {@code v} is bad.
+   */
+  private Object convert(JavaType t, JsonNode v, String field, CommandProblems problems) {
+    if (v.isObject() && t.isMapLikeType()) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      for (Map.Entry<String, JsonNode> e : v.properties()) {
+        JsonNode ev = e.getValue();
+        out.put(
+            e.getKey(),
+            ev.isNull()
+                ? null
+                : convert(t.getContentType(), ev, field + "." + e.getKey(), problems));
+      }
+      return out;
+    }
+    if (v.isArray() && t.isCollectionLikeType()) {
+      List<Object> out = new ArrayList<>();
+      for (JsonNode ev : v) {
+        String at = field + "[" + out.size() + "]";
+        out.add(ev.isNull() ? null : convert(t.getContentType(), ev, at, problems));
+      }
+      return out;
+    }
+    try {
+      return mapper.treeToValue(v, t);
+    } catch (JsonProcessingException e) {
+      String sub = fieldOf(e);
+      problems.add(
+          sub == null ? field : field + (sub.startsWith("[") ? "" : ".") + sub, messageOf(e));
+      return null;
     }
   }
 

@@ -239,6 +239,16 @@ class CommandRoutesTest {
             "{\"weights\":{\"eu-west-1\":-1,\"mars-1\":1},\"reason\":\""
                 + "x".repeat(1001)
                 + "\"}"));
+    // Every bad entry of a map or list, each by its key or index (unreadable ones first).
+    assertEquals(
+        List.of("weights.eu-west-1", "weights.us-east-1", "weights.mars-1"),
+        problemFields(
+            "PUT",
+            S + "/weights",
+            "{\"weights\":{\"eu-west-1\":\"ten\",\"us-east-1\":true,\"mars-1\":1}}"));
+    assertEquals(
+        List.of("to[0]", "from", "to[1]"),
+        problemFields("POST", S + "/move", "{\"to\":[5,\"mars-1\"],\"from\":[]}"));
     assertEquals(
         List.of("colour", "reason", "requestId"),
         problemFields(
