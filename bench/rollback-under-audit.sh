@@ -2,11 +2,13 @@
 # Command latency while viewers read history (docs/benchmark.md, "Commands under audit reads"):
 #   bench/rollback-under-audit.sh RUNDIR DNS_PORT ADMIN_PORT [ROUNDS] [VIEWERS]
 # Starts Sluice (the zone of bench/start-sluice.sh) with its audit log filled to the designed
-# maximum (10 files of 16 MiB, ~586 k events of 20 actors), starts VIEWERS (default 10) loops of
+# maximum (10 files of 16 MiB, ~650 k events of 20 actors), starts VIEWERS (default 10) loops of
 # `GET /api/v1/audit?actor=ops-N`, then times ROUNDS (default 60) rounds of
 # `POST /api/v1/rollback` and of `POST /api/v1/pools/w3/drain` + `undrain` with curl, and prints
-# p50/p99/max of each. SLUICE_JAR picks the jar (default gslb-dns-server/target/sluice.jar; build
-# it beforehand with mvn -B -q -DskipTests package).
+# p50/p99/max of each. VIEWER_PATH makes the viewers ask for another path (for example /healthz,
+# to tell the cost of the curl loops themselves from that of the audit queries). SLUICE_JAR picks
+# the jar (default gslb-dns-server/target/sluice.jar; build it beforehand with
+# mvn -B -q -DskipTests package).
 set -euo pipefail
 if [ $# -lt 3 ]; then
   echo "usage: $0 RUNDIR DNS_PORT ADMIN_PORT [ROUNDS] [VIEWERS]" >&2
@@ -64,7 +66,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 token=$(cat "$state/admin.token")
 api() { curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -H "Authorization: Bearer $token" "$@"; }
 for v in $(seq 1 "$viewers"); do
-  (while :; do api "http://127.0.0.1:$admin/api/v1/audit?actor=ops-$((RANDOM % 20))" >/dev/null; done) &
+  (while :; do api "http://127.0.0.1:$admin${VIEWER_PATH:-/api/v1/audit?actor=ops-$((RANDOM % 20))}" >/dev/null; done) &
 done
 sleep 5 # the viewers' first queries index the files
 : >"$rundir/rollback" && : >"$rundir/drain"
