@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.xbill.DNS.ClientSubnetOption;
 import org.xbill.DNS.DClass;
@@ -99,7 +100,8 @@ final class LiveNode implements AutoCloseable {
     for (String k : keys) {
       changes.put(k, EndpointHealth.of(v, System.currentTimeMillis(), "set by a test"));
     }
-    store().update(s -> s.withHealth(s.health().withAll(changes)));
+    // Through the traffic system's publisher, as the probes publish: its reaction goes out with it.
+    runtime.traffic().healthPublisher().publish(h -> h.withAll(changes, Set.of()), p -> {});
   }
 
   int dnsPort() {

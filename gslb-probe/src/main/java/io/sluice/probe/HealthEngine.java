@@ -12,6 +12,7 @@ import io.sluice.core.health.EndpointHealth;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.HealthPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.probe.canary.CanaryWatch;
@@ -46,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * Turns check results from every vantage into published verdicts: per-vantage debounce, quorum
  * across vantages (ignoring stale vantages and those whose canaries fail), then cooldown and flap
  * damping. Changes are batched: the first change schedules one publish {@value #PUBLISH_DELAY_MS}
- * ms later, which builds a single snapshot, appends the audit events with their evidence and saves
+ * ms later, which builds a single snapshot (through the {@link HealthPublisher}, so the traffic
+ * controller's reaction goes out in it too), appends the audit events with their evidence and saves
  * the verdicts. Everything here runs on the probe thread.
  */
 final class HealthEngine {
@@ -69,6 +71,7 @@ final class HealthEngine {
   private final TaskScheduler ts;
   private final CheckSource checks;
   private final SnapshotStore store;
+  private final HealthPublisher publisher;
   private final AuditSink audit;
   private final GslbMetrics metrics;
   private final ProbeScheduler scheduler;
@@ -96,12 +99,14 @@ final class HealthEngine {
       TaskScheduler ts,
       CheckSource checks,
       SnapshotStore store,
+      HealthPublisher publisher,
       AuditSink audit,
       GslbMetrics metrics,
       RandomGenerator random) {
     this.ts = ts;
     this.checks = checks;
     this.store = store;
+    this.publisher = publisher;
     this.audit = audit;
     this.metrics = metrics;
     int max = store.current().config().probes().maxInFlight();
@@ -642,19 +647,20 @@ final class HealthEngine {
     Set<String> gone = Set.copyOf(removed);
     dirty.clear();
     removed.clear();
-    // The version this batch was applied to, taken from the snapshot the store really replaced
-    // (the last run of the function): other writers publish too, and a batch that changes nothing
-    // publishes no version, so "after minus one" would name the wrong snapshot.
-    long[] versionBefore = new long[1];
-    Snapshot after =
-        store.update(
-            s -> {
-              versionBefore[0] = s.version();
-              var h = s.health().withAll(batch, gone);
-              return h == s.health() ? s : s.withHealth(h);
-            });
     List<Change> events = List.copyOf(changes);
     changes.clear();
+    // Through the publisher, so that what the verdicts cause (a failover, the short TTL) goes out
+    // in the same snapshot as the verdicts themselves; their events are recorded before its.
+    publisher.publish(h -> h.withAll(batch, gone), published -> record(events, published));
+    if (verdictsChanged) {
+      verdictsChanged = false;
+      save();
+    }
+    updateStatus();
+  }
+
+  /** Audits, counts and logs the verdict changes of a batch published as {@code p}. */
+  private void record(List<Change> events, HealthPublisher.Published p) {
     for (Change c : events) {
       // A first "up" after start is no news: auditing it would write one event per endpoint.
       boolean firstUp = c.from() == Verdict.UNKNOWN && c.to() == Verdict.UP;
@@ -664,8 +670,8 @@ final class HealthEngine {
             c.action(),
             null,
             c.reason(),
-            versionBefore[0],
-            after.version(),
+            p.versionBefore(),
+            p.after().version(),
             c.details());
       }
       if (c.key() != null && c.from() != c.to()) {
@@ -679,11 +685,6 @@ final class HealthEngine {
         LOG.warn("{} {}: {}", c.action(), c.key(), c.reason());
       }
     }
-    if (verdictsChanged) {
-      verdictsChanged = false;
-      save();
-    }
-    updateStatus();
   }
 
   private void save() {

@@ -4,6 +4,7 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.AuditSink;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.HealthPublisher;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
@@ -31,6 +32,7 @@ public final class ProbeService implements AutoCloseable {
 
   private ProbeService(
       SnapshotStore store,
+      HealthPublisher publisher,
       AuditSink audit,
       GslbMetrics metrics,
       TaskScheduler ts,
@@ -43,14 +45,28 @@ public final class ProbeService implements AutoCloseable {
     CheckFactory own = source == null ? new CheckFactory(1) : null;
     this.ownChecks = own;
     this.checks = source == null ? own : source;
-    this.engine = new HealthEngine(ts, checks, store, audit, metrics, random);
+    this.engine = new HealthEngine(ts, checks, store, publisher, audit, metrics, random);
   }
 
   /** Starts probing on its own thread, with the real clock for scheduling. */
   public static ProbeService start(
       SnapshotStore store, AuditSink audit, GslbMetrics metrics, Ticker ticker) {
+    return start(store, HealthPublisher.direct(store), audit, metrics, ticker);
+  }
+
+  /**
+   * Starts probing on its own thread, with the real clock for scheduling, publishing verdicts
+   * through {@code publisher} (the traffic system's, so its reaction goes out with them).
+   */
+  public static ProbeService start(
+      SnapshotStore store,
+      HealthPublisher publisher,
+      AuditSink audit,
+      GslbMetrics metrics,
+      Ticker ticker) {
     ExecutorTaskScheduler ts = new ExecutorTaskScheduler(ticker);
-    return start(store, audit, metrics, ts, new SplittableRandom(), ts, null);
+    return launch(
+        new ProbeService(store, publisher, audit, metrics, ts, new SplittableRandom(), ts, null));
   }
 
   /**
@@ -63,7 +79,9 @@ public final class ProbeService implements AutoCloseable {
       GslbMetrics metrics,
       TaskScheduler ts,
       RandomGenerator random) {
-    return start(store, audit, metrics, ts, random, null, null);
+    return launch(
+        new ProbeService(
+            store, HealthPublisher.direct(store), audit, metrics, ts, random, null, null));
   }
 
   /** Starts probing with checks from {@code source} (load measurements use simulated checks). */
@@ -75,9 +93,14 @@ public final class ProbeService implements AutoCloseable {
       RandomGenerator random,
       AutoCloseable own,
       CheckSource source) {
-    ProbeService p = new ProbeService(store, audit, metrics, ts, random, own, source);
-    ts.execute(p.engine::start);
-    store.addListener(p::onSnapshot);
+    return launch(
+        new ProbeService(
+            store, HealthPublisher.direct(store), audit, metrics, ts, random, own, source));
+  }
+
+  private static ProbeService launch(ProbeService p) {
+    p.ts.execute(p.engine::start);
+    p.store.addListener(p::onSnapshot);
     return p;
   }
 

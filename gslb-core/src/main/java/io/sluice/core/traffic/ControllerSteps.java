@@ -1,12 +1,15 @@
 package io.sluice.core.traffic;
 
+import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.config.GateConfig;
+import io.sluice.core.config.PoolConfig;
 import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.TrafficConfig;
 import io.sluice.core.control.SwitchRecord;
 import io.sluice.core.health.HealthView;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.HealthPublisher;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Shift;
 import io.sluice.core.state.Snapshot;
@@ -18,6 +21,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * What the controller does on its own, once per tick and service: ends drills at their time box or
@@ -91,11 +96,11 @@ final class ControllerSteps {
             long now = ticker.currentTimeMillis();
             HealthView health = store.current().health();
             writer.controllerStep(drillStep(name, cfg, results, now));
-            writer.controllerStep(staleProposal(name, cfg, health, snap.config()));
+            writer.controllerStep(staleProposal(writer.state(), name, cfg, health, snap.config()));
             writer.controllerStep(pendingTimeout(name, cfg, now));
             writer.controllerStep(rampStep(name, cfg, results, now));
             writer.controllerStep(ttlRestore(name, cfg, now));
-            writer.controllerStep(detect(name, cfg, health, snap.config(), now));
+            writer.controllerStep(detect(writer.state(), name, cfg, health, snap.config(), now));
             beginEvidence(name);
           });
     }
@@ -124,6 +129,128 @@ final class ControllerSteps {
           }
           gates.retain(epochs);
         });
+  }
+
+  /**
+   * Publishes a batch of verdicts with the controller's reaction to it in the same snapshot (see
+   * {@link StateWriter#healthStep}): what a tick would do about the new verdicts (withdraw a stale
+   * proposal, start or propose a failover or failback) and, for every service whose answers the
+   * verdicts change, the short TTL from the first of those answers. Runs under the writer lock, so
+   * no command or tick interleaves; gates are left to the tick that the new health view schedules.
+   */
+  HealthPublisher.Published publishHealth(
+      UnaryOperator<HealthView> change, Consumer<HealthPublisher.Published> recorded) {
+    HealthView current = store.current().health();
+    if (!verdictsDiffer(current, change.apply(current))) {
+      // New evidence with the same verdicts (latency, result counts): nothing to react to, and no
+      // reason to wait for the writer lock.
+      return HealthPublisher.direct(store).publish(change, recorded);
+    }
+    HealthPublisher.Published[] out = new HealthPublisher.Published[1];
+    writer.locked(
+        () -> {
+          Snapshot snap = store.current();
+          HealthView before = snap.health();
+          HealthView after = change.apply(before);
+          List<Outcome> reaction = new ArrayList<>();
+          if (after != before) {
+            long now = ticker.currentTimeMillis();
+            ControlState cs = writer.state();
+            for (Map.Entry<String, ServiceConfig> e :
+                PlanProjection.services(snap.config()).entrySet()) {
+              String name = e.getKey();
+              ServiceConfig cfg = e.getValue();
+              Outcome stale = staleProposal(cs, name, cfg, after, snap.config());
+              cs = react(reaction, stale, cs);
+              cs = react(reaction, detect(cs, name, cfg, after, snap.config(), now), cs);
+              cs =
+                  react(
+                      reaction, compressTtl(cs, name, cfg, snap.config(), before, after, now), cs);
+            }
+          }
+          out[0] = writer.healthStep(change, recorded, reaction);
+          if (!reaction.isEmpty()) {
+            for (String name : writer.state().services().keySet()) {
+              beginEvidence(name);
+            }
+          }
+        });
+    return out[0];
+  }
+
+  private static boolean verdictsDiffer(HealthView a, HealthView b) {
+    if (a == b) {
+      return false;
+    }
+    for (String key : a.all().keySet()) {
+      if (a.verdict(key) != b.verdict(key)) {
+        return true;
+      }
+    }
+    for (String key : b.all().keySet()) {
+      if (a.verdict(key) != b.verdict(key)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Adds {@code o} (when there is one) to {@code reaction} at its own revision, as a tick's steps
+   * are each one journal record; returns the state it leads to.
+   */
+  private static ControlState react(List<Outcome> reaction, Outcome o, ControlState cs) {
+    if (o == null) {
+      return cs;
+    }
+    Outcome revised = o.revised();
+    reaction.add(revised);
+    return revised.next();
+  }
+
+  /**
+   * Verdicts that change which endpoints of a service may be handed out change its answers, whether
+   * or not the controller shifts traffic (manual mode, a proposal waiting for confirmation, an
+   * endpoint of a pool that stays up, a recovery, fail-open): clients must pick the change up
+   * quickly, so the short TTL is served from the first changed answer until every answer handed out
+   * before it has expired, as after a shift.
+   */
+  private static Outcome compressTtl(
+      ControlState cs,
+      String name,
+      ServiceConfig cfg,
+      SluiceConfig config,
+      HealthView before,
+      HealthView after,
+      long now) {
+    List<String> changed = new ArrayList<>();
+    for (String pool : PlanProjection.poolNames(cfg)) {
+      PoolConfig pc = config.pools().get(pool);
+      if (pc == null) {
+        continue;
+      }
+      for (EndpointConfig ep : pc.endpoints()) {
+        String key = PoolConfig.endpointKey(pool, ep);
+        if (before.verdict(key).usable() != after.verdict(key).usable()) {
+          changed.add(key);
+        }
+      }
+    }
+    if (changed.isEmpty()) {
+      return null;
+    }
+    ServiceControl sc = cs.service(name);
+    ServiceControl next = Transitions.compress(sc, cfg, now);
+    if (next.equals(sc)) {
+      return null; // a shift in progress already serves the short TTL
+    }
+    long ttl = cfg.traffic().shiftTtl();
+    return new Outcome(
+        cs.withService(name, next),
+        "ttl-compressed",
+        name,
+        "answers changed with the verdicts of " + changed + ": serving TTL " + ttl + " s",
+        Map.of("endpoints", changed, "ttl", ttl));
   }
 
   /**
@@ -192,9 +319,8 @@ final class ControllerSteps {
    * pools are not recovered any more: confirming it later would act on a condition that is gone.
    */
   private Outcome staleProposal(
-      String name, ServiceConfig cfg, HealthView health, SluiceConfig config) {
+      ControlState cs, String name, ServiceConfig cfg, HealthView health, SluiceConfig config) {
     TrafficConfig traffic = cfg.traffic();
-    ControlState cs = writer.state();
     ServiceControl sc = cs.service(name);
     Pending p = sc.pending();
     if (p == null || p.proposal() == null) {
@@ -365,8 +491,12 @@ final class ControllerSteps {
   }
 
   private Outcome detect(
-      String name, ServiceConfig cfg, HealthView health, SluiceConfig config, long now) {
-    ControlState cs = writer.state();
+      ControlState cs,
+      String name,
+      ServiceConfig cfg,
+      HealthView health,
+      SluiceConfig config,
+      long now) {
     ServiceControl sc = cs.service(name);
     TrafficConfig tc = cfg.traffic();
     if (sc.ramp() != null

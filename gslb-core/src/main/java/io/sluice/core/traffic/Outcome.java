@@ -21,6 +21,11 @@ record Outcome(
     this(next, action, service, message, details, List.of());
   }
 
+  /** This outcome with its next state at the next revision, as the state writer records it. */
+  Outcome revised() {
+    return new Outcome(next.nextRevision(), action, service, message, details, finished);
+  }
+
   Outcome withAction(String a) {
     return new Outcome(next, a, service, message, details, finished);
   }

@@ -9,8 +9,11 @@ import io.sluice.core.control.AuditEvent;
 import io.sluice.core.control.CommandRejectedException;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.SwitchRecord;
+import io.sluice.core.health.HealthView;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.HealthPublisher;
 import io.sluice.core.spi.Ticker;
+import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.store.DurableLog;
 import io.sluice.core.store.StoreUnavailableException;
@@ -22,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * The single writer of the traffic state: applies one {@link Outcome} at a time under a fair lock.
@@ -178,40 +183,7 @@ final class StateWriter {
           versioned -> {
             CommandResult r = new CommandResult(versioned.version(), true, o.message());
             ControlState next = requestId == null ? revised : revised.withRequest(requestId, r);
-            long effectiveNanos = System.nanoTime() - startedNanos;
-            List<SwitchRecord> finished = new ArrayList<>();
-            for (SwitchRecord sr : o.finished()) {
-              SwitchRecord done = sr;
-              if ("rolled-back".equals(sr.outcome())) {
-                done =
-                    Switches.finish(
-                        sr,
-                        sr.outcome(),
-                        sr.endedMillis(),
-                        rollbackTiming(sr, effectiveNanos, versioned.config()));
-              }
-              finished.add(done);
-            }
-            Map<String, Object> details = new LinkedHashMap<>(o.details());
-            details.put("revision", next.revision());
-            AuditEvent event =
-                new AuditEvent(
-                    0,
-                    now,
-                    actor.name(),
-                    actor.role(),
-                    o.action(),
-                    o.service(),
-                    reason == null ? o.message() : reason,
-                    versioned.version() - 1,
-                    versioned.version(),
-                    details);
-            log.commit(json.writeValueAsBytes(new JournalEntry(next, event, finished)));
-            state = next;
-            writeAudit(event);
-            if (!finished.isEmpty()) {
-              writeSwitches(finished);
-            }
+            persist(actor, reason, o, next, versioned, now, startedNanos);
             result[0] = r;
           });
     } catch (IOException e) {
@@ -233,6 +205,127 @@ final class StateWriter {
     }
     reportTtls(state);
     return result[0];
+  }
+
+  /**
+   * Makes {@code next} (the state after {@code o}) durable with its audit event and finished switch
+   * records (one fsync), then writes the audit line and switch records from it. Returns whether
+   * those writes succeeded; a failed journal write throws and leaves the state as it was.
+   */
+  private boolean persist(
+      Actor actor,
+      String reason,
+      Outcome o,
+      ControlState next,
+      Snapshot versioned,
+      long now,
+      long startedNanos)
+      throws IOException {
+    long effectiveNanos = System.nanoTime() - startedNanos;
+    List<SwitchRecord> finished = new ArrayList<>();
+    for (SwitchRecord sr : o.finished()) {
+      SwitchRecord done = sr;
+      if ("rolled-back".equals(sr.outcome())) {
+        done =
+            Switches.finish(
+                sr,
+                sr.outcome(),
+                sr.endedMillis(),
+                rollbackTiming(sr, effectiveNanos, versioned.config()));
+      }
+      finished.add(done);
+    }
+    Map<String, Object> details = new LinkedHashMap<>(o.details());
+    details.put("revision", next.revision());
+    AuditEvent event =
+        new AuditEvent(
+            0,
+            now,
+            actor.name(),
+            actor.role(),
+            o.action(),
+            o.service(),
+            reason == null ? o.message() : reason,
+            versioned.version() - 1,
+            versioned.version(),
+            details);
+    log.commit(json.writeValueAsBytes(new JournalEntry(next, event, finished)));
+    state = next;
+    boolean written = writeAudit(event);
+    return (finished.isEmpty() || writeSwitches(finished)) && written;
+  }
+
+  /**
+   * Publishes a batch of verdicts together with the controller's reaction to it: one snapshot
+   * carries both, so the first answer that follows the verdicts already follows the reaction (the
+   * short TTL of a failover it starts, for one). Each outcome of {@code reaction} holds the revised
+   * state it leads to (see {@link ControllerSteps#publishHealth}) and gets its own journal record
+   * and audit event, all naming the one snapshot; {@code recorded} (the probe's own events) runs
+   * first, so the audit log reads cause before effect. Call under the writer lock. When the
+   * reaction cannot be made durable, the verdicts are published with the state that is, and a later
+   * tick retries the rest.
+   */
+  HealthPublisher.Published healthStep(
+      UnaryOperator<HealthView> health,
+      Consumer<HealthPublisher.Published> recorded,
+      List<Outcome> reaction) {
+    if (reaction.isEmpty()
+        || (auditBehind != null && !writeAudit(auditBehind))
+        || (!switchesBehind.isEmpty() && !writeSwitches(switchesBehind))) {
+      return HealthPublisher.direct(store).publish(health, recorded);
+    }
+    ControlState last = reaction.get(reaction.size() - 1).next();
+    long now = ticker.currentTimeMillis();
+    HealthPublisher.Published[] out = new HealthPublisher.Published[1];
+    boolean[] told = new boolean[1];
+    try {
+      store.update(
+          s ->
+              HealthPublisher.applied(s, health)
+                  .withTraffic(PlanProjection.project(last, s.config())),
+          versioned -> {
+            HealthPublisher.Published p =
+                new HealthPublisher.Published(versioned.version() - 1, versioned);
+            recorded.accept(p);
+            told[0] = true;
+            for (Outcome o : reaction) {
+              if (!persist(
+                  Actor.CONTROLLER, null, o, o.next(), versioned, now, System.nanoTime())) {
+                // Durable but not audited: nothing more may follow it (see apply).
+                throw new IOException("the audit log or switch records cannot be written");
+              }
+            }
+            out[0] = p;
+          });
+    } catch (IOException e) {
+      unhealthy(
+          StoreUnavailableException.of(
+                  log.location(),
+                  e,
+                  "the verdicts are published; the controller's reaction to them waits")
+              .getMessage(),
+          e);
+    }
+    if (out[0] == null) {
+      // Publish the verdicts with whatever part of the reaction is durable, nothing more.
+      ControlState durable = state;
+      long[] before = new long[1];
+      Snapshot after =
+          store.update(
+              s -> {
+                before[0] = s.version();
+                return HealthPublisher.applied(s, health)
+                    .withTraffic(PlanProjection.project(durable, s.config()));
+              });
+      out[0] = new HealthPublisher.Published(before[0], after);
+      if (!told[0]) {
+        recorded.accept(out[0]);
+      }
+    } else if (auditBehind == null && switchesBehind.isEmpty()) {
+      healthy();
+    }
+    reportTtls(state);
+    return out[0];
   }
 
   /**

@@ -17,6 +17,7 @@ import io.sluice.core.control.ControlPlane;
 import io.sluice.core.control.ServiceStatus;
 import io.sluice.core.control.SwitchRecord;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.HealthPublisher;
 import io.sluice.core.spi.ShareEstimator;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ServicePlan;
@@ -133,7 +134,7 @@ public final class TrafficController implements ControlPlane {
             if (!target.equals(current)) {
               // Answers change at once: the very first of them carries the short TTL, in the same
               // published state, so clients pick the change up quickly.
-              next = Transitions.endShift(Transitions.beginShift(next, now), cfg, now);
+              next = Transitions.compress(next, cfg, now);
             }
             return new Outcome(cs.withService(name, next), "set-weights", name, "weights set", d);
           }
@@ -583,8 +584,25 @@ public final class TrafficController implements ControlPlane {
                 target + " already " + (drained ? "drained" : "undrained"),
                 Map.of());
           }
+          // The pool or endpoint leaves (or rejoins) the answers at once: the services that use
+          // it serve the short TTL from the first changed answer.
+          ControlState next = cs.withDrained(set);
+          List<String> compressed = new ArrayList<>();
+          for (Map.Entry<String, ServiceConfig> e : PlanProjection.services(config).entrySet()) {
+            if (PlanProjection.poolNames(e.getValue()).contains(pool)) {
+              String name = e.getKey();
+              next =
+                  next.withService(
+                      name, Transitions.compress(next.service(name), e.getValue(), now));
+              compressed.add(name);
+            }
+          }
           return new Outcome(
-              cs.withDrained(set), action, null, action + " " + target, Map.of("target", target));
+              next,
+              action,
+              null,
+              action + " " + target,
+              Map.of("target", target, "shortTtl", compressed));
         });
   }
 
@@ -670,6 +688,19 @@ public final class TrafficController implements ControlPlane {
   }
 
   // ---------------------------------------------------------------- the controller's own steps
+
+  /**
+   * Where the probes publish verdicts: each batch goes out in one snapshot with the controller's
+   * reaction to it; see {@link ControllerSteps#publishHealth}.
+   */
+  public HealthPublisher healthPublisher() {
+    return steps::publishHealth;
+  }
+
+  /** Returns once no change is being written (takes and releases the writer lock). */
+  void awaitWrites() {
+    writer.locked(() -> {});
+  }
 
   /** One controller step over every service; see {@link ControllerSteps#tick()}. */
   public void tick() {

@@ -6,6 +6,7 @@ import io.sluice.core.audit.FileAuditLog;
 import io.sluice.core.control.AuditSink;
 import io.sluice.core.control.ControlPlane;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.HealthPublisher;
 import io.sluice.core.spi.ShareEstimator;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
@@ -191,6 +192,14 @@ public final class TrafficSystem implements Closeable {
     return controller;
   }
 
+  /**
+   * Where the probe module publishes verdicts, so that the controller's reaction to them (a
+   * failover, the short TTL) is published in the same snapshot.
+   */
+  public HealthPublisher healthPublisher() {
+    return controller.healthPublisher();
+  }
+
   /** The durable audit log, to be shared with other components (the probe module). */
   public AuditSink auditSink() {
     return audit;
@@ -207,6 +216,9 @@ public final class TrafficSystem implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    // A verdict batch the probe thread is publishing with its reaction (see healthPublisher) holds
+    // the writer lock until its journal record and audit events are written: let it finish.
+    controller.awaitWrites();
     switches.close();
     audit.close();
     log.close();

@@ -195,6 +195,14 @@ final class Transitions {
     return sc.withShortTtl(since, until);
   }
 
+  /**
+   * Answers changed at once, without a shift (immediate weights, a drain, a verdict): the short TTL
+   * from the first changed answer until every answer handed out before it has expired.
+   */
+  static ServiceControl compress(ServiceControl sc, ServiceConfig cfg, long now) {
+    return endShift(beginShift(sc, now), cfg, now);
+  }
+
   /** The switch records of the ramp and drill in progress. */
   static List<SwitchRecord> activeRecords(ServiceControl sc) {
     List<SwitchRecord> out = new ArrayList<>();

@@ -177,6 +177,23 @@ class ShiftPromisesTest {
   }
 
   @Test
+  void aDrainIsServedWithTheShortTtlFromItsFirstAnswer() throws Exception {
+    try (TrafficFixture f = new TrafficFixture(dir, RAMP)) {
+      f.allUp();
+      f.tickAfter(s(1));
+      long before = f.store.current().version();
+      f.controller().drain(ALICE, "primary/a", true, "kernel update", null);
+      assertEquals(before + 1, f.store.current().version(), "one publish");
+      assertTrue(f.store.current().traffic().drained().contains("primary/a"));
+      assertEquals(10L, f.plan().ttlOverride(), "the same snapshot carries the short TTL");
+      f.tickAfter(s(66));
+      assertNull(f.plan().ttlOverride(), "the long TTL returns");
+      f.controller().drain(ALICE, "primary/a", false, "done", null);
+      assertEquals(10L, f.plan().ttlOverride(), "clients come back quickly too");
+    }
+  }
+
+  @Test
   void aFreezeShowsAndAuditsWhatItHoldsBackAndUnfreezeStartsNothingByItself() throws Exception {
     try (TrafficFixture f = new TrafficFixture(dir, RAMP)) {
       f.allUp();

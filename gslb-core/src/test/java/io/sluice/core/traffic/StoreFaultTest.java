@@ -8,7 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditEvent;
 import io.sluice.core.control.AuditQuery;
+import io.sluice.core.health.EndpointHealth;
+import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.HealthPublisher;
+import io.sluice.core.state.ServicePlan;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.store.DiskWrites;
@@ -19,6 +23,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -109,6 +114,36 @@ class StoreFaultTest {
       assertEquals(3, primary(again), "the failed change did not come back");
       List<Object> revisions = audit(sys).stream().map(a -> a.details().get("revision")).toList();
       assertEquals(List.of(2, 1), revisions, "one audit event per durable change, none for 2");
+    }
+  }
+
+  @Test
+  void verdictsGoOutOnAFullDiskWithoutTheReactionThatCouldNotBeJournaled() throws Exception {
+    SnapshotStore store = newStore();
+    try (TrafficSystem sys = open(store, writes)) {
+      failing.set(""); // every file
+      List<Long> recorded = new ArrayList<>();
+      HealthPublisher.Published p =
+          sys.healthPublisher()
+              .publish(
+                  h ->
+                      h.withAll(
+                          Map.of("primary/a", EndpointHealth.of(Verdict.DOWN, 0, "test")),
+                          Set.of()),
+                  x -> recorded.add(x.after().version()));
+      assertEquals(Verdict.DOWN, store.current().health().verdict("primary/a"), "published");
+      assertEquals(store.current().version(), p.after().version());
+      assertEquals(List.of(p.after().version()), recorded, "recorded once, with its version");
+      ServicePlan plan = store.current().traffic().plan(TrafficFixture.APP);
+      assertTrue(plan.shifts().isEmpty(), "no failover that is not durable: " + plan);
+      assertTrue(sys.controlPlane().storeProblem().isPresent());
+
+      failing.set(null); // space freed
+      sys.controller().retryStore();
+      sys.controller().tick();
+      assertFalse(
+          store.current().traffic().plan(TrafficFixture.APP).shifts().isEmpty(),
+          "the next tick starts the failover");
     }
   }
 

@@ -2,6 +2,7 @@ package io.sluice.core.traffic;
 
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.control.Actor;
 import io.sluice.core.health.EndpointHealth;
 import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.GslbMetrics;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -120,6 +122,40 @@ final class TrafficFixture implements AutoCloseable {
   }
 
   void health(String pool, Verdict v, double errorRate, double p99) {
+    Map<String, EndpointHealth> m = verdicts(pool, v, errorRate, p99);
+    store.update(s -> s.withHealth(s.health().withAll(m)));
+  }
+
+  /**
+   * Publishes {@code pool}'s endpoints (or one endpoint, {@code pool/name}) with verdict {@code v}
+   * as the probes do: through the traffic system's health publisher, auditing it as they do.
+   */
+  void verdict(String target, Verdict v) {
+    int slash = target.indexOf('/');
+    String pool = slash < 0 ? target : target.substring(0, slash);
+    Map<String, EndpointHealth> m = new HashMap<>(verdicts(pool, v, 0.0, Double.NaN));
+    if (slash >= 0) {
+      m.keySet().retainAll(Set.of(target));
+    }
+    system
+        .healthPublisher()
+        .publish(
+            h -> h.withAll(m, Set.of()),
+            p ->
+                system
+                    .auditSink()
+                    .append(
+                        Actor.PROBE,
+                        "verdict-change",
+                        null,
+                        target + " " + v,
+                        p.versionBefore(),
+                        p.after().version(),
+                        Map.of()));
+  }
+
+  private Map<String, EndpointHealth> verdicts(
+      String pool, Verdict v, double errorRate, double p99) {
     Map<String, EndpointHealth> m = new HashMap<>();
     for (String ep : pool.equals("primary") ? List.of("a", "b") : List.of("a")) {
       EndpointHealth old = store.current().health().get(pool + "/" + ep);
@@ -136,7 +172,7 @@ final class TrafficFixture implements AutoCloseable {
               old.results(),
               old.failures()));
     }
-    store.update(s -> s.withHealth(s.health().withAll(m)));
+    return m;
   }
 
   /**

@@ -45,6 +45,9 @@ public final class DnsServer implements AutoCloseable {
 
   private static final int DATAGRAMS_PER_READ = 16;
 
+  /** Tries for a port free for UDP and TCP alike when the configured port is 0 (tests). */
+  private static final int EPHEMERAL_BIND_ATTEMPTS = 10;
+
   private final EventLoopGroup group;
   private final EventLoopGroup acceptGroup;
   private final List<Channel> channels;
@@ -98,29 +101,67 @@ public final class DnsServer implements AutoCloseable {
               dns.tcpIdleTimeout().toNanos(),
               dns.tcpMessageTimeout().toNanos(),
               metrics);
-      int port = dns.port();
-      for (String listen : dns.listen()) {
-        InetAddress address = literal(listen);
-        int sockets = epoll ? threads : 1;
-        for (int i = 0; i < sockets; i++) {
-          Channel ch = udpBootstrap(group, epoll, dns, udp).bind(address, port).sync().channel();
-          port = ((InetSocketAddress) ch.localAddress()).getPort();
-          channels.add(ch);
-          log.info("listening on udp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
-        }
-        Channel ch =
-            tcpBootstrap(acceptGroup, group, epoll, table, tcp)
-                .bind(address, port)
-                .sync()
-                .channel();
-        channels.add(ch);
-        log.info("listening on tcp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
-      }
+      int port = bindAll(dns, group, acceptGroup, epoll, threads, table, udp, tcp, channels);
       return new DnsServer(
           group, acceptGroup, List.copyOf(channels), port, epoll, tcpConnections, table);
-    } catch (InterruptedException | RuntimeException e) {
+    } catch (Exception e) {
+      // Includes a bind's BindException, which Netty rethrows unchecked.
       closeAll(group, acceptGroup, channels);
       throw e;
+    }
+  }
+
+  /**
+   * Binds UDP and TCP on every address, all on one port, and returns that port. With port 0 the
+   * first UDP socket picks a free port, which TCP may still find taken by another process's socket
+   * on the same number: then everything bound so far is closed and a new port is tried.
+   */
+  private static int bindAll(
+      DnsConfig dns,
+      EventLoopGroup group,
+      EventLoopGroup acceptGroup,
+      boolean epoll,
+      int threads,
+      TcpConnectionTable table,
+      UdpQueryHandler udp,
+      TcpChannelInitializer tcp,
+      List<Channel> channels)
+      throws InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      int port = dns.port();
+      try {
+        for (String listen : dns.listen()) {
+          InetAddress address = literal(listen);
+          int sockets = epoll ? threads : 1;
+          for (int i = 0; i < sockets; i++) {
+            Channel ch = udpBootstrap(group, epoll, dns, udp).bind(address, port).sync().channel();
+            port = ((InetSocketAddress) ch.localAddress()).getPort();
+            channels.add(ch);
+            log.info("listening on udp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
+          }
+          Channel ch =
+              tcpBootstrap(acceptGroup, group, epoll, table, tcp)
+                  .bind(address, port)
+                  .sync()
+                  .channel();
+          channels.add(ch);
+          log.info("listening on tcp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
+        }
+        return port;
+      } catch (Exception e) {
+        // Netty rethrows a failed bind's BindException unchecked, so catch it as Exception.
+        if (e instanceof InterruptedException
+            || dns.port() != 0
+            || attempt >= EPHEMERAL_BIND_ATTEMPTS) {
+          throw e;
+        }
+        log.debug(
+            "port {} is taken for one of the listeners, trying another: {}", port, e.toString());
+        for (Channel c : channels) {
+          c.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
+        channels.clear();
+      }
     }
   }
 

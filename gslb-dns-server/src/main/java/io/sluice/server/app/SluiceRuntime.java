@@ -110,7 +110,10 @@ public final class SluiceRuntime implements AutoCloseable {
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
       traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner);
-      probes = ProbeService.start(store, traffic.auditSink(), gslb, Ticker.SYSTEM);
+      // Verdicts go out with the controller's reaction to them, in one snapshot.
+      probes =
+          ProbeService.start(
+              store, traffic.healthPublisher(), traffic.auditSink(), gslb, Ticker.SYSTEM);
       loads =
           PoolLoadFeed.create(
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
