@@ -191,15 +191,26 @@ final class ApiClient {
       case 429 -> sb.append("too many failed logins, retry later: ");
       default -> sb.append("error ").append(status).append(": ");
     }
-    if (json.hasNonNull("field")) {
-      sb.append(json.get("field").asText()).append(": ");
+    JsonNode problems = json.path("problems");
+    boolean config = problems.size() > 0 && problems.get(0).has("path");
+    if (!config && problems.size() > 1) {
+      // A rejected request lists every problem, one a line, each with its field.
+      sb.append("the request has ").append(problems.size()).append(" problems:");
+    } else {
+      if (json.hasNonNull("field")) {
+        sb.append(json.get("field").asText()).append(": ");
+      }
+      sb.append(json.hasNonNull("message") ? json.get("message").asText() : raw);
     }
-    sb.append(json.hasNonNull("message") ? json.get("message").asText() : raw);
-    if (json.has("problems")) {
-      for (JsonNode p : json.get("problems")) {
+    if (config || problems.size() > 1) {
+      for (JsonNode p : problems) {
+        String where =
+            p.hasNonNull("path")
+                ? p.get("path").asText()
+                : p.hasNonNull("field") ? p.get("field").asText() : "";
         sb.append("\n  ");
-        if (p.hasNonNull("path") && !p.get("path").asText().isEmpty()) {
-          sb.append(p.get("path").asText()).append(": ");
+        if (!where.isEmpty()) {
+          sb.append(where).append(": ");
         }
         sb.append(p.path("message").asText());
       }

@@ -23,10 +23,12 @@ import io.sluice.admin.auth.Role;
 import io.sluice.admin.auth.TokenAuthenticator;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.CommandRejectedException;
+import io.sluice.core.control.Problem;
 import io.sluice.core.store.StoreUnavailableException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -409,12 +411,10 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     } catch (ApiException e) {
       return error(e, Map.of());
     } catch (CommandRejectedException e) {
-      String message =
-          e.field() == null ? e.getMessage() : e.getMessage().substring(e.field().length() + 2);
       return error(
           e.conflict()
-              ? new ApiException(409, "conflict", e.field(), message)
-              : new ApiException(400, "rejected", e.field(), message),
+              ? ApiException.of(409, "conflict", e.problems())
+              : ApiException.of(400, "rejected", e.problems()),
           Map.of());
     } catch (StoreUnavailableException e) {
       // Nothing was published or acknowledged; say why instead of a generic internal error.
@@ -472,6 +472,14 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     body.put("error", e.error());
     body.put("field", e.field());
     body.put("message", e.getMessage());
+    List<Map<String, String>> problems = new ArrayList<>();
+    for (Problem p : e.problems()) {
+      Map<String, String> m = new LinkedHashMap<>();
+      m.put("field", p.field());
+      m.put("message", p.message());
+      problems.add(m);
+    }
+    body.put("problems", problems);
     return json(HttpResponseStatus.valueOf(e.status()), body, headers);
   }
 
