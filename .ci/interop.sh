@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Interoperability check: starts Sluice through ./sluice on a free loopback port with a test
-# config, queries it with dig and kdig (UDP, TCP, EDNS, truncation, NXDOMAIN, REFUSED, referral,
-# wildcard, CNAME, ECS, additional-section data of NS, MX and SRV answers, minimal ANY), then
-# resolves through unbound configured with Sluice as a stub zone.
+# config, queries it with dig and kdig (UDP, TCP, EDNS, NSID, EDE, truncation, NXDOMAIN, REFUSED,
+# referral, wildcard, CNAME, ECS, additional-section data of NS, MX and SRV answers, minimal ANY),
+# then resolves through unbound configured with Sluice as a stub zone.
 # Exits non-zero, naming every wrong answer, on failure. Needs: dig, kdig, unbound, ss, java, mvn.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -84,6 +84,7 @@ cat >"$work/sluice.yaml" <<YAML
 dns:
   listen: [127.0.0.1]
   threads: 2
+  nsid: "interop-node"
 pools:
   east: { endpoints: [ { name: e1, address: 198.51.100.1 } ] }
 zones:
@@ -152,6 +153,11 @@ expect "dig ANY at an empty non-terminal: no answer" 'ANSWER: 0, AUTHORITY: 1' "
 refute "dig ANY at an empty non-terminal: no HINFO" 'HINFO' "${d[@]}" apps.example.test ANY
 expect "dig NOTIFY: NOTIMP"              'status: NOTIMP'                 "${d[@]}" +opcode=notify example.test SOA
 expect "dig CHAOS version.bind: REFUSED" 'status: REFUSED'                "${d[@]}" version.bind TXT CH
+expect "dig NSID when asked"             'NSID: .*\("interop-node"\)'    "${d[@]}" +nsid www.example.test A
+refute "dig no NSID unless asked"        'NSID'                           "${d[@]}" www.example.test A
+expect "dig NSID on NXDOMAIN"            'NSID: .*\("interop-node"\)'    "${d[@]}" +nsid nope.example.test A
+expect "dig unknown EDNS option ignored" 'status: NOERROR'                "${d[@]}" +ednsopt=65001:abcd www.example.test A
+expect "dig EDE on REFUSED"              'EDE: 20'                        "${d[@]}" www.example.org A
 
 expect "kdig udp A"                      'status: NOERROR'                "${k[@]}" www.example.test A
 expect "kdig tcp A"                      'TCP'                            "${k[@]}" +tcp www.example.test A
@@ -159,6 +165,7 @@ expect "kdig EDNS"                       'Version: 0; flags: ; UDP size: 1232' "
 expect "kdig truncation"                 'Flags: qr aa tc;'               "${k[@]}" +notcp +noedns +ignore big.example.test TXT
 expect "kdig NXDOMAIN"                   'status: NXDOMAIN'               "${k[@]}" nope.example.test A
 expect "kdig REFUSED"                    'status: REFUSED'                "${k[@]}" www.example.org A
+expect "kdig NSID when asked"            'NSID: .*interop-node'           "${k[@]}" +nsid www.example.test A
 expect "kdig MX: additional data"        '^mail\.example\.test\.[[:space:]].*A[[:space:]]+192\.0\.2\.25' "${k[@]}" example.test MX
 expect "kdig SRV: additional data"       '^sip\.example\.test\.[[:space:]].*AAAA[[:space:]]+2001:db8::60' "${k[@]}" _sip._tcp.example.test SRV
 expect "kdig wildcard"                   '192\.0\.2\.90'                  "${k[@]}" x.apps.example.test A

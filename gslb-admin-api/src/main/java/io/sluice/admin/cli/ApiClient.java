@@ -37,6 +37,12 @@ final class ApiClient {
   private static final int CONNECT_TIMEOUT_MILLIS = 5_000;
   private static final int READ_TIMEOUT_MILLIS = 30_000;
 
+  /**
+   * How long {@code reload} waits for its answer: a configuration with a million records takes tens
+   * of seconds to load, compile and publish, and the reply says whether it was applied.
+   */
+  static final int RELOAD_TIMEOUT_MILLIS = 600_000;
+
   /** The TLS context trusting a private CA, or null for the JVM's default. */
   private final SSLContext tls;
 
@@ -82,6 +88,11 @@ final class ApiClient {
   }
 
   JsonNode send(String method, String path, Map<String, ?> body) {
+    return send(method, path, body, READ_TIMEOUT_MILLIS);
+  }
+
+  /** Like {@link #send(String, String, Map)}, waiting up to {@code readTimeoutMillis} for data. */
+  JsonNode send(String method, String path, Map<String, ?> body, int readTimeoutMillis) {
     HttpURLConnection c;
     try {
       if (!(URI.create(baseUrl + path).toURL().openConnection(Proxy.NO_PROXY)
@@ -97,7 +108,7 @@ final class ApiClient {
     }
     try {
       c.setConnectTimeout(CONNECT_TIMEOUT_MILLIS);
-      c.setReadTimeout(READ_TIMEOUT_MILLIS);
+      c.setReadTimeout(readTimeoutMillis);
       c.setRequestMethod(method);
       c.setRequestProperty("Authorization", "Bearer " + token);
       c.setRequestProperty("Accept", "application/json");
@@ -180,15 +191,26 @@ final class ApiClient {
       case 429 -> sb.append("too many failed logins, retry later: ");
       default -> sb.append("error ").append(status).append(": ");
     }
-    if (json.hasNonNull("field")) {
-      sb.append(json.get("field").asText()).append(": ");
+    JsonNode problems = json.path("problems");
+    boolean config = problems.size() > 0 && problems.get(0).has("path");
+    if (!config && problems.size() > 1) {
+      // A rejected request lists every problem, one a line, each with its field.
+      sb.append("the request has ").append(problems.size()).append(" problems:");
+    } else {
+      if (json.hasNonNull("field")) {
+        sb.append(json.get("field").asText()).append(": ");
+      }
+      sb.append(json.hasNonNull("message") ? json.get("message").asText() : raw);
     }
-    sb.append(json.hasNonNull("message") ? json.get("message").asText() : raw);
-    if (json.has("problems")) {
-      for (JsonNode p : json.get("problems")) {
+    if (config || problems.size() > 1) {
+      for (JsonNode p : problems) {
+        String where =
+            p.hasNonNull("path")
+                ? p.get("path").asText()
+                : p.hasNonNull("field") ? p.get("field").asText() : "";
         sb.append("\n  ");
-        if (p.hasNonNull("path") && !p.get("path").asText().isEmpty()) {
-          sb.append(p.get("path").asText()).append(": ");
+        if (!where.isEmpty()) {
+          sb.append(where).append(": ");
         }
         sb.append(p.path("message").asText());
       }

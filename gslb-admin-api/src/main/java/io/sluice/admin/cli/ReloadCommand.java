@@ -18,6 +18,12 @@ final class ReloadCommand extends ApiCommand {
   @Override
   public Integer call() {
     confirm(yes, "Reload the configuration; an invalid file is refused and the running one kept.");
-    return printResult(api().send("POST", "/api/v1/config/reload", body(null, null)));
+    return printResult(
+        api()
+            .send(
+                "POST",
+                "/api/v1/config/reload",
+                body(null, null),
+                ApiClient.RELOAD_TIMEOUT_MILLIS));
   }
 }

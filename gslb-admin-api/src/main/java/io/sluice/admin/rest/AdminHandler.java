@@ -16,16 +16,19 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.AttributeKey;
 import io.sluice.admin.auth.FailedAuthLimiter;
 import io.sluice.admin.auth.Role;
 import io.sluice.admin.auth.TokenAuthenticator;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.CommandRejectedException;
+import io.sluice.core.control.Problem;
 import io.sluice.core.store.StoreUnavailableException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -166,9 +169,9 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
       (p.command() ? commands : reads)
           .execute(
               () -> {
+                FullHttpResponse r = null;
                 try {
-                  FullHttpResponse r = run(http, prepared);
-                  finish(ctx, r, prepared.keepAlive(), prepared.authenticated());
+                  r = run(http, prepared);
                 } catch (Throwable t) {
                   // Only an Error gets here; the client must not wait for an answer that never
                   // comes.
@@ -177,7 +180,19 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                   throw t;
                 } finally {
                   http.release();
-                  ctx.executor().execute(() -> next(ctx, pending));
+                  FullHttpResponse answer = r;
+                  // One hand-over to the I/O thread per request, not one for the write and one
+                  // for the next request: each wakes the selector under a lock the I/O thread
+                  // needs too, and a handler thread preempted while holding it stalls every
+                  // connection, a rollback's included.
+                  ctx.executor()
+                      .execute(
+                          () -> {
+                            if (answer != null) {
+                              finish(ctx, answer, prepared.keepAlive(), prepared.authenticated());
+                            }
+                            next(ctx, pending);
+                          });
                 }
               });
     } catch (RejectedExecutionException e) {
@@ -203,6 +218,24 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     } else {
       submit(ctx, pending, queued);
     }
+  }
+
+  /**
+   * A connection silent for the idle timeout is closed only between requests: one whose request is
+   * still being executed (a reload of a large configuration takes longer than the timeout) keeps
+   * its connection until the reply is written, and idleness counts again from there.
+   */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+    if (evt instanceof IdleStateEvent) {
+      Pending pending = ctx.channel().attr(PENDING).get();
+      if (pending == null || !pending.busy) {
+        log.debug("admin connection from {} closed: idle", source(ctx));
+        ctx.close();
+      }
+      return;
+    }
+    super.userEventTriggered(ctx, evt);
   }
 
   @Override
@@ -378,12 +411,10 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     } catch (ApiException e) {
       return error(e, Map.of());
     } catch (CommandRejectedException e) {
-      String message =
-          e.field() == null ? e.getMessage() : e.getMessage().substring(e.field().length() + 2);
       return error(
           e.conflict()
-              ? new ApiException(409, "conflict", e.field(), message)
-              : new ApiException(400, "rejected", e.field(), message),
+              ? ApiException.of(409, "conflict", e.problems())
+              : ApiException.of(400, "rejected", e.problems()),
           Map.of());
     } catch (StoreUnavailableException e) {
       // Nothing was published or acknowledged; say why instead of a generic internal error.
@@ -441,6 +472,14 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     body.put("error", e.error());
     body.put("field", e.field());
     body.put("message", e.getMessage());
+    List<Map<String, String>> problems = new ArrayList<>();
+    for (Problem p : e.problems()) {
+      Map<String, String> m = new LinkedHashMap<>();
+      m.put("field", p.field());
+      m.put("message", p.message());
+      problems.add(m);
+    }
+    body.put("problems", problems);
     return json(HttpResponseStatus.valueOf(e.status()), body, headers);
   }
 

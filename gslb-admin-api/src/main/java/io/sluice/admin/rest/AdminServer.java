@@ -24,7 +24,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.sluice.admin.auth.FailedAuthLimiter;
 import io.sluice.admin.auth.TokenAuthenticator;
 import io.sluice.admin.metrics.PrometheusMetrics;
@@ -65,13 +65,17 @@ public final class AdminServer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
 
-  /** How long a kept-alive connection may stay silent between requests. */
-  private static final int IDLE_TIMEOUT_SECONDS = 30;
-
   private static final int READ_THREADS = 2;
+
+  /**
+   * Reads waiting for a read thread; one more is answered 503 at once. Small, so that viewers in a
+   * loop cannot pile up work (and memory) that competes with commands for the CPU for long.
+   */
+  static final int QUEUED_READS = 32;
+
   // Two, so that a long reload never holds back a rollback.
   private static final int COMMAND_THREADS = 2;
-  private static final int QUEUED_REQUESTS = 256;
+  private static final int QUEUED_COMMANDS = 256;
 
   private final AdminConfig config;
   private final SnapshotStore store;
@@ -120,8 +124,8 @@ public final class AdminServer implements AutoCloseable {
         .register(router, config.metricsPublic());
     // Commands have their own thread and queue: reads of history, however slow or many, never
     // delay a rollback.
-    this.reads = executor(READ_THREADS, "sluice-admin-read");
-    this.commands = executor(COMMAND_THREADS, "sluice-admin-command");
+    this.reads = executor(READ_THREADS, QUEUED_READS, "sluice-admin-read");
+    this.commands = executor(COMMAND_THREADS, QUEUED_COMMANDS, "sluice-admin-command");
     this.guard = new ConnectionGuard(config.connections());
     if (metrics != null) {
       registerConnectionMeters(metrics, guard);
@@ -157,13 +161,13 @@ public final class AdminServer implements AutoCloseable {
                 .register(metrics.registry()));
   }
 
-  private static ThreadPoolExecutor executor(int threads, String name) {
+  private static ThreadPoolExecutor executor(int threads, int queued, String name) {
     return new ThreadPoolExecutor(
         threads,
         threads,
         0,
         TimeUnit.SECONDS,
-        new ArrayBlockingQueue<>(QUEUED_REQUESTS),
+        new ArrayBlockingQueue<>(queued),
         r -> {
           Thread t = new Thread(r, name);
           t.setDaemon(true);
@@ -204,6 +208,7 @@ public final class AdminServer implements AutoCloseable {
     }
     SslContext tls = config.tls() == null ? null : sslContext();
     int maxBody = config.maxBodyBytes();
+    long idleMillis = config.connections().idleTimeout().toMillis();
     // One I/O thread both accepts and serves: a connection is admitted or closed by the guard
     // as it is accepted, so a flood never piles up accepted sockets (and descriptors) waiting for
     // another thread to look at them.
@@ -221,7 +226,9 @@ public final class AdminServer implements AutoCloseable {
                     if (tls != null) {
                       p.addLast(tls.newHandler(ch.alloc()));
                     }
-                    p.addLast(new ReadTimeoutHandler(IDLE_TIMEOUT_SECONDS));
+                    // Idle only counts between requests: the handler ignores it while one is
+                    // being executed, so a 40 s reload still gets its reply.
+                    p.addLast(new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS));
                     p.addLast(new HttpServerCodec());
                     p.addLast(new LimitedAggregator(maxBody));
                     p.addLast(handler);

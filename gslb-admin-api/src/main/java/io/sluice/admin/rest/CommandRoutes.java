@@ -3,9 +3,10 @@ package io.sluice.admin.rest;
 import io.sluice.admin.auth.Role;
 import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.config.PoolConfig;
-import io.sluice.core.control.CommandRejectedException;
+import io.sluice.core.control.CommandProblems;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.ControlPlane;
+import io.sluice.core.control.Problem;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.traffic.CommandRules;
@@ -13,18 +14,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
+import java.util.function.Consumer;
 
 /**
- * The traffic-changing routes. Each validates its body with the same {@link CommandRules} the
- * traffic controller applies (400 naming the field), then calls the {@link ControlPlane}, which
+ * The traffic-changing routes. Each reads its body and checks it with the same {@link CommandRules}
+ * the traffic controller applies, collecting every problem (unknown, repeated, mistyped or missing
+ * fields and the command's rules) into one 400; then it calls the {@link ControlPlane}, which
  * checks again against the current state, applies, persists and audits the change with the
  * authenticated actor.
  */
 final class CommandRoutes {
   private static final String V1 = AdminServer.API_PREFIX;
-  private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
-  private static final int MAX_REASON = 1000;
 
   private final SnapshotStore store;
   private final ControlPlane control;
@@ -132,23 +132,27 @@ final class CommandRoutes {
   }
 
   private ApiResponse simple(ApiRequest req, ServiceCommand cmd) throws Exception {
-    ChangeBody b = normalized(bodies.read(req.body(), ChangeBody.class));
+    CommandProblems p = new CommandProblems();
+    ChangeBody b = bodies.read(req.body(), ChangeBody.class, p);
     String service = StateViews.service(store.current(), req.pathParam("service"), "service");
-    return result(cmd.apply(b, service, requestId(req, b.requestId())));
+    String id = checked(req, p, b.reason(), b.requestId());
+    return result(cmd.apply(b, service, id));
   }
 
   private ApiResponse global(ApiRequest req, GlobalCommand cmd) throws Exception {
-    ChangeBody b = normalized(bodies.read(req.body(), ChangeBody.class));
-    return result(cmd.apply(b, requestId(req, b.requestId())));
+    CommandProblems p = new CommandProblems();
+    ChangeBody b = bodies.read(req.body(), ChangeBody.class, p);
+    String id = checked(req, p, b.reason(), b.requestId());
+    return result(cmd.apply(b, id));
   }
 
   private ApiResponse weights(ApiRequest req) throws Exception {
-    WeightsBody b = bodies.read(req.body(), WeightsBody.class);
+    CommandProblems p = new CommandProblems();
+    WeightsBody b = bodies.read(req.body(), WeightsBody.class, p);
     Snapshot s = store.current();
     String service = StateViews.service(s, req.pathParam("service"), "service");
-    Set<String> pools = poolsOf(s, service);
-    rule(() -> CommandRules.weights(service, pools, b.weights()));
-    checkReason(b.reason());
+    rule(p, r -> CommandRules.weights(r, service, poolsOf(s, service), b.weights()));
+    String id = checked(req, p, b.reason(), b.requestId());
     return result(
         control.setWeights(
             req.actor(),
@@ -156,57 +160,50 @@ final class CommandRoutes {
             new LinkedHashMap<>(b.weights()),
             Boolean.TRUE.equals(b.ramp()),
             reason(b.reason()),
-            requestId(req, b.requestId())));
+            id));
   }
 
   private ApiResponse move(ApiRequest req) throws Exception {
-    MoveBody b = bodies.read(req.body(), MoveBody.class);
+    CommandProblems p = new CommandProblems();
+    MoveBody b = bodies.read(req.body(), MoveBody.class, p);
     Snapshot s = store.current();
     String service = StateViews.service(s, req.pathParam("service"), "service");
-    Set<String> pools = poolsOf(s, service);
     List<Integer> steps = b.steps() == null ? List.of() : b.steps();
     rule(
-        () ->
+        p,
+        r ->
             CommandRules.move(
+                r,
                 service,
-                pools,
+                poolsOf(s, service),
                 s.config().regions().keySet(),
                 b.from(),
                 b.to(),
                 steps,
                 b.region()));
-    checkReason(b.reason());
+    String id = checked(req, p, b.reason(), b.requestId());
     return result(
         control.startMove(
-            req.actor(),
-            service,
-            b.from(),
-            b.to(),
-            steps,
-            b.region(),
-            reason(b.reason()),
-            requestId(req, b.requestId())));
+            req.actor(), service, b.from(), b.to(), steps, b.region(), reason(b.reason()), id));
   }
 
   private ApiResponse drill(ApiRequest req) throws Exception {
-    DrillBody b = bodies.read(req.body(), DrillBody.class);
+    CommandProblems p = new CommandProblems();
+    DrillBody b = bodies.read(req.body(), DrillBody.class, p);
     Snapshot s = store.current();
     String service = StateViews.service(s, req.pathParam("service"), "service");
-    rule(() -> CommandRules.drill(service, poolsOf(s, service), b.to(), b.percent(), b.seconds()));
-    checkReason(b.reason());
+    rule(
+        p,
+        r -> CommandRules.drill(r, service, poolsOf(s, service), b.to(), b.percent(), b.seconds()));
+    String id = checked(req, p, b.reason(), b.requestId());
     return result(
         control.startDrill(
-            req.actor(),
-            service,
-            b.to(),
-            b.percent(),
-            b.seconds(),
-            reason(b.reason()),
-            requestId(req, b.requestId())));
+            req.actor(), service, b.to(), b.percent(), b.seconds(), reason(b.reason()), id));
   }
 
   private ApiResponse drain(ApiRequest req, boolean drained) throws Exception {
-    ChangeBody b = bodies.read(req.body(), ChangeBody.class);
+    CommandProblems p = new CommandProblems();
+    ChangeBody b = bodies.read(req.body(), ChangeBody.class, p);
     Snapshot s = store.current();
     String pool = StateViews.pool(s, req.pathParam("pool"), "pool");
     String target = pool;
@@ -219,42 +216,41 @@ final class CommandRoutes {
       }
       target = pool + "/" + endpoint;
     }
-    checkReason(b.reason());
-    return result(
-        control.drain(
-            req.actor(), target, drained, reason(b.reason()), requestId(req, b.requestId())));
-  }
-
-  private static ChangeBody normalized(ChangeBody b) {
-    checkReason(b.reason());
-    return new ChangeBody(reason(b.reason()), b.requestId());
+    String id = checked(req, p, b.reason(), b.requestId());
+    return result(control.drain(req.actor(), target, drained, reason(b.reason()), id));
   }
 
   private static Set<String> poolsOf(Snapshot s, String service) {
     return CommandRules.pools(StateViews.serviceConfig(s, service));
   }
 
-  /** A check of the command's arguments, shared with the traffic controller. */
-  @FunctionalInterface
-  private interface Rule {
-    void check() throws CommandRejectedException;
-  }
-
-  /** Runs the controller's own rule for the command; its rejection is a 400 naming the field. */
-  private static void rule(Rule r) {
-    try {
-      r.check();
-    } catch (CommandRejectedException e) {
-      String message =
-          e.field() == null ? e.getMessage() : e.getMessage().substring(e.field().length() + 2);
-      throw ApiException.badRequest(e.field(), message);
+  /**
+   * Runs a command's rule from {@link CommandRules} and adds its problems about fields the body
+   * reading has not already reported: a field that could not be read is reported once, not again as
+   * missing.
+   */
+  static void rule(CommandProblems body, Consumer<CommandProblems> rule) {
+    CommandProblems found = new CommandProblems();
+    rule.accept(found);
+    CommandProblems read = new CommandProblems().addAll(body.list());
+    for (Problem r : found.list()) {
+      if (r.field() == null || !read.mentions(r.field())) {
+        body.add(r.field(), r.message());
+      }
     }
   }
 
-  static void checkReason(String reason) {
-    if (reason != null && reason.length() > MAX_REASON) {
-      throw ApiException.badRequest("reason", "must be at most " + MAX_REASON + " characters");
+  /**
+   * Adds the rules every command shares (reason, request id) to the body's and the command's
+   * problems and rejects the request with all of them in one 400; otherwise the request id.
+   */
+  static String checked(ApiRequest req, CommandProblems p, String reason, String fromBody) {
+    CommandRules.reason(p, reason);
+    String id = requestId(req, fromBody, p);
+    if (!p.isEmpty()) {
+      throw ApiException.badRequest(p.list());
     }
+    return id;
   }
 
   private static String reason(String reason) {
@@ -262,17 +258,14 @@ final class CommandRoutes {
   }
 
   /** The request id from the {@code Idempotency-Key} header or the body; both must agree. */
-  static String requestId(ApiRequest req, String fromBody) {
+  private static String requestId(ApiRequest req, String fromBody, CommandProblems p) {
     String header = req.idempotencyKey();
     if (header != null && fromBody != null && !header.equals(fromBody)) {
-      throw ApiException.badRequest(
-          "requestId", "differs from the Idempotency-Key header ('" + header + "')");
+      p.add("requestId", "differs from the Idempotency-Key header ('" + header + "')");
+      return null;
     }
     String id = header != null ? header : fromBody;
-    if (id != null && !REQUEST_ID.matcher(id).matches()) {
-      throw ApiException.badRequest(
-          "requestId", "must be 1..128 characters of letters, digits and . _ : -");
-    }
+    CommandRules.requestId(p, id);
     return id;
   }
 

@@ -1,10 +1,12 @@
 package io.sluice.admin.rest;
 
 import io.sluice.admin.auth.Role;
+import io.sluice.core.control.CommandProblems;
 import io.sluice.core.health.PoolLoad;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.traffic.CommandRules;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -31,15 +33,14 @@ final class LoadRoutes {
   }
 
   private ApiResponse push(ApiRequest req) {
-    LoadBody b = bodies.read(req.body(), LoadBody.class);
+    CommandProblems p = new CommandProblems();
+    LoadBody b = bodies.read(req.body(), LoadBody.class, p);
     String pool = StateViews.pool(store.current(), req.pathParam("pool"), "pool");
-    if (b.load() == null) {
-      throw ApiException.badRequest("load", "is required");
+    CommandRoutes.rule(p, r -> CommandRules.load(r, b.load()));
+    CommandRules.reason(p, b.reason());
+    if (!p.isEmpty()) {
+      throw ApiException.badRequest(p.list());
     }
-    if (b.load().isNaN() || b.load().isInfinite() || b.load() < 0) {
-      throw ApiException.badRequest("load", "must be a number >= 0, was " + b.load());
-    }
-    CommandRoutes.checkReason(b.reason());
     PoolLoad l;
     try {
       l = feed.push(req.actor(), pool, b.load(), b.reason());

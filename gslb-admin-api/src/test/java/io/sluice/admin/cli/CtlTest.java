@@ -573,6 +573,34 @@ class CtlTest {
   }
 
   @Test
+  void aRefusedCommandPrintsEveryProblemWithItsField() {
+    Run r =
+        run(
+            OPERATOR,
+            "",
+            false,
+            "move",
+            "start",
+            "app.example.com",
+            "--from",
+            "eu-west-1",
+            "--to",
+            "mars-1",
+            "--steps",
+            "10,20,10,100",
+            "--region",
+            "moon",
+            "--yes");
+    assertEquals(CtlMain.FAILED, r.code());
+    List<String> lines = r.err().lines().toList();
+    assertEquals("sluice ctl: error 400: the request has 3 problems:", lines.get(0), r.err());
+    assertTrue(lines.get(1).startsWith("  to[0]: 'mars-1' is not a pool of"), r.err());
+    assertEquals("  steps[2]: must be greater than the step before (20), was 10", lines.get(2));
+    assertTrue(lines.get(3).startsWith("  region: unknown region 'moon'"), r.err());
+    assertTrue(f.control.calls().isEmpty());
+  }
+
+  @Test
   void exitCodesForRefusalsUsageAndFailures() {
     assertEquals(CtlMain.REFUSED, run("wrong-token", "", false, "status").code());
     Run forbidden = run(VIEWER, "", false, "rollback", "--all");

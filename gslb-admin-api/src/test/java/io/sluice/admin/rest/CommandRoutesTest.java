@@ -191,6 +191,75 @@ class CommandRoutesTest {
     assertTrue(f.control.calls().isEmpty());
   }
 
+  /** The fields of every problem of a 400 answer, in order; the message names them all. */
+  private List<String> problemFields(String method, String path, String body) throws Exception {
+    var r = f.send(method, path, OPERATOR, body);
+    assertEquals(400, r.statusCode(), body + " " + r.body());
+    JsonNode j = f.json(r);
+    List<String> fields = new java.util.ArrayList<>();
+    for (JsonNode p : j.get("problems")) {
+      fields.add(p.get("field").asText());
+      assertTrue(j.get("message").asText().contains(p.get("message").asText()), r.body());
+    }
+    assertEquals(fields.get(0), j.get("field").asText());
+    return fields;
+  }
+
+  @Test
+  void aRequestWithSeveralMistakesGetsEveryProblemInOneAnswer() throws Exception {
+    assertEquals(
+        List.of("colour", "to[0]", "steps[2]"),
+        problemFields(
+            "POST",
+            S + "/move",
+            "{\"from\":[\"eu-west-1\"],\"to\":[\"mars-1\"],\"steps\":[10,20,10,100],"
+                + "\"colour\":\"red\"}"));
+    var r =
+        f.send(
+            "POST",
+            S + "/move",
+            OPERATOR,
+            "{\"from\":[\"eu-west-1\"],\"to\":[\"us-east-1\"],\"steps\":[10,20,10,100]}");
+    assertEquals(
+        "must be greater than the step before (20), was 10",
+        f.json(r).get("problems").get(0).get("message").asText());
+    // A mistyped field is reported once (not again as missing), beside a repeated key and a rule.
+    assertEquals(
+        List.of("to", "seconds", "percent"),
+        problemFields(
+            "POST",
+            S + "/drill",
+            "{\"to\":[\"us-east-1\"],\"to\":[\"us-east-1\"],\"percent\":80,"
+                + "\"seconds\":\"soon\"}"));
+    assertEquals(
+        List.of("weights.eu-west-1", "weights.mars-1", "reason"),
+        problemFields(
+            "PUT",
+            S + "/weights",
+            "{\"weights\":{\"eu-west-1\":-1,\"mars-1\":1},\"reason\":\""
+                + "x".repeat(1001)
+                + "\"}"));
+    // Every bad entry of a map or list, each by its key or index (unreadable ones first).
+    assertEquals(
+        List.of("weights.eu-west-1", "weights.us-east-1", "weights.mars-1"),
+        problemFields(
+            "PUT",
+            S + "/weights",
+            "{\"weights\":{\"eu-west-1\":\"ten\",\"us-east-1\":true,\"mars-1\":1}}"));
+    assertEquals(
+        List.of("to[0]", "from", "to[1]"),
+        problemFields("POST", S + "/move", "{\"to\":[5,\"mars-1\"],\"from\":[]}"));
+    assertEquals(
+        List.of("colour", "reason", "requestId"),
+        problemFields(
+            "POST", S + "/rollback", "{\"colour\":1,\"reason\":7,\"requestId\":\"no spaces\"}"));
+    assertEquals(
+        List.of("pool", "reason", "load"),
+        problemFields(
+            "PUT", "/api/v1/pools/eu-west-1/load", "{\"load\":-2,\"reason\":[],\"pool\":\"x\"}"));
+    assertTrue(f.control.calls().isEmpty());
+  }
+
   @Test
   void probeReportsAreDeliveredToTheSink() throws Exception {
     var impostor =

@@ -251,6 +251,7 @@ public final class AdminFixture implements AutoCloseable {
     private final SnapshotStore store;
     private volatile List<ConfigProblem> problems;
     private volatile int calls;
+    private volatile Duration takes = Duration.ZERO;
 
     FakeReloader(SnapshotStore store) {
       this.store = store;
@@ -264,9 +265,20 @@ public final class AdminFixture implements AutoCloseable {
       return calls;
     }
 
+    /** Makes every reload take {@code d}, as loading a very large configuration does. */
+    public void takes(Duration d) {
+      takes = d;
+    }
+
     @Override
     public CommandResult reload(io.sluice.core.control.Actor actor) throws ConfigException {
       calls++;
+      try {
+        Thread.sleep(takes.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
       if (problems != null) {
         throw new ConfigException(problems);
       }

@@ -119,19 +119,22 @@ public record AdminConfig(
   }
 
   /**
-   * How many connections the listener keeps (in all and per source address) and how long a client
-   * may take to send one whole request, headers and body, counted from its first byte.
+   * How many connections the listener keeps (in all and per source address), how long a client may
+   * take to send one whole request, headers and body, counted from its first byte, and how long a
+   * kept-alive connection may stay silent between requests (never while one is being executed).
    */
-  public record ConnectionLimits(Integer max, Integer perSource, Duration requestDeadline) {
+  public record ConnectionLimits(
+      Integer max, Integer perSource, Duration requestDeadline, Duration idleTimeout) {
     public ConnectionLimits {
       max = max == null ? 256 : max;
       perSource = perSource == null ? 64 : perSource;
       requestDeadline = requestDeadline == null ? Duration.ofSeconds(10) : requestDeadline;
+      idleTimeout = idleTimeout == null ? Duration.ofSeconds(30) : idleTimeout;
     }
 
-    /** 256 connections, 64 per source address, 10 s per request. */
+    /** 256 connections, 64 per source address, 10 s per request, 30 s idle between requests. */
     public static ConnectionLimits defaults() {
-      return new ConnectionLimits(null, null, null);
+      return new ConnectionLimits(null, null, null, null);
     }
 
     void validate(String path, Problems p) {
@@ -141,6 +144,10 @@ public record AdminConfig(
           || requestDeadline.isZero()
           || requestDeadline.compareTo(Duration.ofMinutes(10)) > 0) {
         p.add(Problems.child(path, "requestDeadline"), "must be more than 0 and at most 10m");
+      }
+      if (idleTimeout.compareTo(Duration.ofSeconds(1)) < 0
+          || idleTimeout.compareTo(Duration.ofHours(1)) > 0) {
+        p.add(Problems.child(path, "idleTimeout"), "must be at least 1s and at most 1h");
       }
     }
   }

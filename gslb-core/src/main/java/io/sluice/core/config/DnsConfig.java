@@ -1,6 +1,8 @@
 package io.sluice.core.config;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 
 /** Where and how the DNS listener runs. */
@@ -14,7 +16,8 @@ public record DnsConfig(
     Duration tcpIdleTimeout,
     Duration tcpMessageTimeout,
     Integer socketBufferBytes,
-    ChaosConfig chaos) {
+    ChaosConfig chaos,
+    String nsid) {
 
   public DnsConfig {
     listen = listen == null ? List.of("127.0.0.1", "::1") : List.copyOf(listen);
@@ -31,7 +34,7 @@ public record DnsConfig(
   }
 
   public static DnsConfig defaults() {
-    return new DnsConfig(null, null, null, null, null, null, null, null, null, null);
+    return new DnsConfig(null, null, null, null, null, null, null, null, null, null, null);
   }
 
   /** The same settings on another port (a command-line override). */
@@ -46,7 +49,8 @@ public record DnsConfig(
         tcpIdleTimeout,
         tcpMessageTimeout,
         socketBufferBytes,
-        chaos);
+        chaos,
+        nsid);
   }
 
   /** The same settings on other addresses (a command-line override). */
@@ -61,7 +65,8 @@ public record DnsConfig(
         tcpIdleTimeout,
         tcpMessageTimeout,
         socketBufferBytes,
-        chaos);
+        chaos,
+        nsid);
   }
 
   /** The same settings with another number of worker threads. */
@@ -76,7 +81,8 @@ public record DnsConfig(
         tcpIdleTimeout,
         tcpMessageTimeout,
         socketBufferBytes,
-        chaos);
+        chaos,
+        nsid);
   }
 
   void validate(String path, Problems p) {
@@ -106,5 +112,48 @@ public record DnsConfig(
       p.add(Problems.child(path, "tcpMessageTimeout"), "must be positive");
     }
     p.range(Problems.child(path, "socketBufferBytes"), socketBufferBytes, 0, 256 * 1024 * 1024);
+    if (nsid != null) {
+      String problem = nsidProblem(nsid);
+      if (problem != null) {
+        p.add(Problems.child(path, "nsid"), problem);
+      }
+    }
+  }
+
+  /** The longest NSID accepted: enough for any node name, small beside every response. */
+  static final int MAX_NSID_BYTES = 128;
+
+  /**
+   * The NSID (RFC 5001) this node sends to a query that asks for it, or null when none is
+   * configured. {@code nsid} is UTF-8 text, or hex digits after {@code 0x} (as Knot spells it).
+   */
+  public byte[] nsidBytes() {
+    if (nsid == null || nsidProblem(nsid) != null) {
+      return null;
+    }
+    if (nsid.startsWith("0x")) {
+      return HexFormat.of().parseHex(nsid.substring(2));
+    }
+    return nsid.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String nsidProblem(String nsid) {
+    int length;
+    if (nsid.startsWith("0x")) {
+      String hex = nsid.substring(2);
+      if (hex.isEmpty() || hex.length() % 2 != 0 || !hex.matches("[0-9a-fA-F]+")) {
+        return "hex form must be 0x followed by an even number of hex digits, was '" + nsid + "'";
+      }
+      length = hex.length() / 2;
+    } else {
+      length = nsid.getBytes(StandardCharsets.UTF_8).length;
+      if (length == 0) {
+        return "must not be empty (leave it out to send no NSID)";
+      }
+    }
+    if (length > MAX_NSID_BYTES) {
+      return "must be at most " + MAX_NSID_BYTES + " bytes, was " + length;
+    }
+    return null;
   }
 }

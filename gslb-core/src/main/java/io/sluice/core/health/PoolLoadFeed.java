@@ -4,6 +4,7 @@ import io.sluice.core.config.PoolConfig;
 import io.sluice.core.config.PoolLoadConfig;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditSink;
+import io.sluice.core.control.CommandProblems;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
@@ -95,6 +96,15 @@ public final class PoolLoadFeed implements AutoCloseable {
         TimeUnit.MILLISECONDS);
   }
 
+  /** The rule of a pushed load: a finite number >= 0, in the unit of the pool's capacity. */
+  public static void loadRule(CommandProblems p, Double load) {
+    if (load == null) {
+      p.add("load", "is required");
+    } else if (!Double.isFinite(load) || load < 0) {
+      p.add("load", "must be a finite number >= 0, was " + load);
+    }
+  }
+
   /**
    * Records a load pushed by {@code actor} for {@code pool}, publishes it and audits it (action
    * {@code pool-load}).
@@ -108,8 +118,10 @@ public final class PoolLoadFeed implements AutoCloseable {
       throw new IllegalArgumentException(
           "pool: unknown pool '" + pool + "' (pools: " + before.config().pools().keySet() + ")");
     }
-    if (!Double.isFinite(load) || load < 0) {
-      throw new IllegalArgumentException("load: must be a finite number >= 0, was " + load);
+    CommandProblems problems = new CommandProblems();
+    loadRule(problems, load);
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException(problems.list().get(0).toString());
     }
     readings.put(pool, new Reading(load, ticker.currentTimeMillis(), PoolLoad.Source.PUSH));
     Snapshot after = publish();

@@ -1,16 +1,21 @@
 package io.sluice.core.traffic;
 
+import io.sluice.core.config.PoolConfig;
 import io.sluice.core.config.ServiceConfig;
-import io.sluice.core.control.CommandRejectedException;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.control.CommandProblems;
+import io.sluice.core.health.PoolLoadFeed;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * The rules of the operator commands' arguments, in one place: the admin API checks a request body
- * with them (answering 400 with the field) and the traffic controller checks every command with
- * them again, so the two can never disagree. Every rejection names the request field.
+ * with them (answering 400) and the traffic controller checks every command with them again, so the
+ * two can never disagree. Each rule adds every problem it finds to {@link CommandProblems}, naming
+ * the request field, so one rejection lists all of them.
  */
 public final class CommandRules {
   /** A drill moves at most this share of clients: drills are small by design. */
@@ -22,6 +27,11 @@ public final class CommandRules {
   /** The largest weight of a pool. */
   public static final int MAX_WEIGHT = 65_535;
 
+  /** The longest reason recorded in the audit log. */
+  public static final int MAX_REASON = 1000;
+
+  private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+
   private CommandRules() {}
 
   /** The pool names of a service, for the checks below. */
@@ -29,21 +39,35 @@ public final class CommandRules {
     return PlanProjection.poolNames(cfg);
   }
 
+  /** What every command may carry: a reason of at most {@value #MAX_REASON} characters. */
+  public static void reason(CommandProblems p, String reason) {
+    if (reason != null && reason.length() > MAX_REASON) {
+      p.add("reason", "must be at most " + MAX_REASON + " characters, was " + reason.length());
+    }
+  }
+
+  /** An optional request id: 1..128 letters, digits and {@code . _ : -}. */
+  public static void requestId(CommandProblems p, String requestId) {
+    if (requestId != null && !REQUEST_ID.matcher(requestId).matches()) {
+      p.add("requestId", "must be 1..128 characters of letters, digits and . _ : -");
+    }
+  }
+
   /** Immediate or ramped weights: at least one, each a pool of the service, 0..65535. */
-  public static void weights(String service, Set<String> pools, Map<String, Integer> weights)
-      throws CommandRejectedException {
+  public static void weights(
+      CommandProblems p, String service, Set<String> pools, Map<String, Integer> weights) {
     if (weights == null || weights.isEmpty()) {
-      throw CommandRejectedException.invalid("weights", "at least one pool weight is required");
+      p.add("weights", "at least one pool weight is required");
+      return;
     }
     for (Map.Entry<String, Integer> e : weights.entrySet()) {
       String f = "weights." + e.getKey();
       if (!pools.contains(e.getKey())) {
-        throw CommandRejectedException.invalid(
+        p.add(
             f, "pool '" + e.getKey() + "' is not a pool of " + service + " (pools: " + pools + ")");
       }
       if (e.getValue() == null || e.getValue() < 0 || e.getValue() > MAX_WEIGHT) {
-        throw CommandRejectedException.invalid(
-            f, "must be 0.." + MAX_WEIGHT + ", was " + e.getValue());
+        p.add(f, "must be 0.." + MAX_WEIGHT + ", was " + e.getValue());
       }
     }
   }
@@ -54,28 +78,28 @@ public final class CommandRules {
    * configured regions or null.
    */
   public static void move(
+      CommandProblems p,
       String service,
       Set<String> pools,
       Set<String> regions,
       List<String> from,
       List<String> to,
       List<Integer> steps,
-      String region)
-      throws CommandRejectedException {
-    pools("from", from, pools, service);
-    pools("to", to, pools, service);
-    for (int i = 0; i < to.size(); i++) {
-      if (from.contains(to.get(i))) {
-        throw CommandRejectedException.invalid(
-            "to[" + i + "]", "pool '" + to.get(i) + "' is also in from");
+      String region) {
+    pools(p, "from", from, pools, service);
+    pools(p, "to", to, pools, service);
+    if (from != null && to != null) {
+      for (int i = 0; i < to.size(); i++) {
+        if (to.get(i) != null && from.contains(to.get(i))) {
+          p.add("to[" + i + "]", "pool '" + to.get(i) + "' is also in from");
+        }
       }
     }
     if (steps != null && !steps.isEmpty()) {
-      steps(steps);
+      steps(p, steps);
     }
     if (region != null && !regions.contains(region)) {
-      throw CommandRejectedException.invalid(
-          "region", "unknown region '" + region + "' (known: " + regions + ")");
+      p.add("region", "unknown region '" + region + "' (known: " + regions + ")");
     }
   }
 
@@ -84,62 +108,94 @@ public final class CommandRules {
    * and at most {@value #MAX_DRILL_PERCENT}, {@code seconds} 1..{@value #MAX_DRILL_SECONDS}.
    */
   public static void drill(
-      String service, Set<String> pools, List<String> to, Double percent, Long seconds)
-      throws CommandRejectedException {
-    pools("to", to, pools, service);
-    if (percent == null || percent.isNaN() || percent <= 0 || percent > MAX_DRILL_PERCENT) {
-      throw CommandRejectedException.invalid(
+      CommandProblems p,
+      String service,
+      Set<String> pools,
+      List<String> to,
+      Double percent,
+      Long seconds) {
+    pools(p, "to", to, pools, service);
+    if (to != null && !to.isEmpty() && pools.stream().allMatch(to::contains)) {
+      p.add("to", "a drill needs at least one pool of " + service + " left outside 'to'");
+    }
+    if (percent == null) {
+      p.add("percent", "is required");
+    } else if (percent.isNaN() || percent <= 0 || percent > MAX_DRILL_PERCENT) {
+      p.add(
           "percent",
           "must be above 0 and at most "
               + (int) MAX_DRILL_PERCENT
               + " (drills are small), was "
               + percent);
     }
-    if (seconds == null || seconds < 1 || seconds > MAX_DRILL_SECONDS) {
-      throw CommandRejectedException.invalid(
-          "seconds", "must be 1.." + MAX_DRILL_SECONDS + ", was " + seconds);
-    }
-    if (pools.stream().allMatch(to::contains)) {
-      throw CommandRejectedException.invalid(
-          "to", "a drill needs at least one pool of " + service + " left outside 'to'");
+    if (seconds == null) {
+      p.add("seconds", "is required");
+    } else if (seconds < 1 || seconds > MAX_DRILL_SECONDS) {
+      p.add("seconds", "must be 1.." + MAX_DRILL_SECONDS + ", was " + seconds);
     }
   }
 
-  /** Ramp steps: rising strictly within 1..100, the last one 100. */
-  public static void steps(List<Integer> steps) throws CommandRejectedException {
+  /** Ramp steps: each 1..100 and greater than the one before, the last one 100. */
+  public static void steps(CommandProblems p, List<Integer> steps) {
     if (steps == null || steps.isEmpty()) {
-      throw CommandRejectedException.invalid("steps", "at least one step is required");
+      p.add("steps", "at least one step is required");
+      return;
     }
-    int prev = 0;
+    Integer prev = null;
     for (int i = 0; i < steps.size(); i++) {
       Integer s = steps.get(i);
-      if (s == null || s <= prev || s > 100) {
-        throw CommandRejectedException.invalid(
-            "steps[" + i + "]", "steps must rise strictly within 1..100, was " + s);
+      String f = "steps[" + i + "]";
+      if (s == null || s < 1 || s > 100) {
+        p.add(f, "must be 1..100, was " + s);
+      } else if (prev != null && s <= prev) {
+        p.add(f, "must be greater than the step before (" + prev + "), was " + s);
       }
-      prev = s;
+      if (s != null) {
+        prev = s;
+      }
     }
-    if (prev != 100) {
-      throw CommandRejectedException.invalid("steps", "the last step must be 100");
+    if (!Integer.valueOf(100).equals(steps.get(steps.size() - 1))) {
+      p.add("steps", "the last step must be 100");
     }
   }
 
-  private static void pools(String field, List<String> given, Set<String> known, String service)
-      throws CommandRejectedException {
+  /** A drain target: a pool of the configuration, or {@code pool/endpoint} of one. */
+  public static void drainTarget(CommandProblems p, SluiceConfig config, String target) {
+    if (target == null || target.isBlank()) {
+      p.add("target", "is required: a pool name or pool/endpoint");
+      return;
+    }
+    int slash = target.indexOf('/');
+    String pool = slash < 0 ? target : target.substring(0, slash);
+    PoolConfig pc = config.pools().get(pool);
+    if (pc == null) {
+      p.add("target", "unknown pool '" + pool + "' (pools: " + config.pools().keySet() + ")");
+    } else if (slash >= 0
+        && pc.endpoints().stream().noneMatch(e -> PoolConfig.endpointKey(pool, e).equals(target))) {
+      p.add("target", "pool '" + pool + "' has no endpoint '" + target.substring(slash + 1) + "'");
+    }
+  }
+
+  /** A pushed pool load: the rule of {@link PoolLoadFeed}, which applies it again. */
+  public static void load(CommandProblems p, Double load) {
+    PoolLoadFeed.loadRule(p, load);
+  }
+
+  private static void pools(
+      CommandProblems p, String field, List<String> given, Set<String> known, String service) {
     if (given == null || given.isEmpty()) {
-      throw CommandRejectedException.invalid(field, "at least one pool is required");
+      p.add(field, "at least one pool is required");
+      return;
     }
     Set<String> seen = new HashSet<>();
     for (int i = 0; i < given.size(); i++) {
-      String p = given.get(i);
-      if (p == null || !known.contains(p)) {
-        throw CommandRejectedException.invalid(
+      String pool = given.get(i);
+      if (pool == null || !known.contains(pool)) {
+        p.add(
             field + "[" + i + "]",
-            "'" + p + "' is not a pool of " + service + " (pools: " + known + ")");
-      }
-      if (!seen.add(p)) {
-        throw CommandRejectedException.invalid(
-            field + "[" + i + "]", "pool '" + p + "' is listed twice");
+            "'" + pool + "' is not a pool of " + service + " (pools: " + known + ")");
+      } else if (!seen.add(pool)) {
+        p.add(field + "[" + i + "]", "pool '" + pool + "' is listed twice");
       }
     }
   }

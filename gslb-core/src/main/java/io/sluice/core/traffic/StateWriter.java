@@ -6,6 +6,7 @@ import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditEvent;
+import io.sluice.core.control.CommandProblems;
 import io.sluice.core.control.CommandRejectedException;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.SwitchRecord;
@@ -123,16 +124,28 @@ final class StateWriter {
 
   CommandResult command(Actor actor, String reason, String requestId, Command c)
       throws CommandRejectedException {
+    CommandProblems common = new CommandProblems();
     if (actor == null || actor.name() == null || actor.name().isBlank()) {
-      throw CommandRejectedException.invalid("actor", "is required");
+      common.add("actor", "is required");
     }
-    if (requestId != null && (requestId.isBlank() || requestId.length() > 128)) {
-      throw CommandRejectedException.invalid("requestId", "must be 1..128 characters");
-    }
+    CommandRules.reason(common, reason);
+    CommandRules.requestId(common, requestId);
     long started = System.nanoTime();
     lock.lock();
     try {
       ControlState cs = state;
+      if (!common.isEmpty()) {
+        // The command's own rules run too (its outcome is discarded), so the caller learns every
+        // problem of the request at once.
+        try {
+          c.apply(cs, ticker.currentTimeMillis());
+        } catch (CommandRejectedException e) {
+          if (!e.conflict()) {
+            common.addAll(e.problems());
+          }
+        }
+        common.throwIfAny();
+      }
       if (requestId != null) {
         CommandResult first = cs.request(requestId);
         if (first != null) {

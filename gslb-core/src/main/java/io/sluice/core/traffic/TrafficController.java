@@ -3,7 +3,6 @@ package io.sluice.core.traffic;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.core.audit.FileAuditLog;
 import io.sluice.core.config.DomainNames;
-import io.sluice.core.config.PoolConfig;
 import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.ServicePoolConfig;
 import io.sluice.core.config.SluiceConfig;
@@ -11,6 +10,7 @@ import io.sluice.core.config.TrafficConfig;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditEvent;
 import io.sluice.core.control.AuditQuery;
+import io.sluice.core.control.CommandProblems;
 import io.sluice.core.control.CommandRejectedException;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.ControlPlane;
@@ -35,6 +35,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The traffic controller and the {@link ControlPlane} implementation: validates operator commands
@@ -112,7 +113,7 @@ public final class TrafficController implements ControlPlane {
         (cs, now) -> {
           String name = serviceName(service);
           ServiceConfig cfg = serviceConfig(name);
-          CommandRules.weights(name, PlanProjection.poolNames(cfg), weights);
+          rules(p -> CommandRules.weights(p, name, PlanProjection.poolNames(cfg), weights));
           ServiceControl sc = cs.service(name);
           Map<String, Integer> current = effectiveWeights(sc, cfg);
           Map<String, Integer> target = new HashMap<>(current);
@@ -198,14 +199,17 @@ public final class TrafficController implements ControlPlane {
           String name = serviceName(service);
           ServiceConfig cfg = serviceConfig(name);
           SluiceConfig config = store.current().config();
-          CommandRules.move(
-              name,
-              PlanProjection.poolNames(cfg),
-              config.regions().keySet(),
-              from,
-              to,
-              steps,
-              region);
+          rules(
+              p ->
+                  CommandRules.move(
+                      p,
+                      name,
+                      PlanProjection.poolNames(cfg),
+                      config.regions().keySet(),
+                      from,
+                      to,
+                      steps,
+                      region));
           List<Integer> st = steps == null || steps.isEmpty() ? cfg.traffic().steps() : steps;
           ServiceControl sc = cs.service(name);
           if (sc.ramp() != null || sc.drill() != null) {
@@ -487,7 +491,7 @@ public final class TrafficController implements ControlPlane {
           String name = serviceName(service);
           ServiceConfig cfg = serviceConfig(name);
           Set<String> pools = PlanProjection.poolNames(cfg);
-          CommandRules.drill(name, pools, to, percent, seconds);
+          rules(p -> CommandRules.drill(p, name, pools, to, percent, seconds));
           double pct = percent;
           List<String> from = new ArrayList<>(pools);
           from.removeAll(to);
@@ -555,25 +559,10 @@ public final class TrafficController implements ControlPlane {
         reason,
         requestId,
         (cs, now) -> {
-          if (target == null || target.isBlank()) {
-            throw CommandRejectedException.invalid(
-                "target", "is required: a pool name or pool/endpoint");
-          }
           SluiceConfig config = store.current().config();
+          rules(p -> CommandRules.drainTarget(p, config, target));
           int slash = target.indexOf('/');
           String pool = slash < 0 ? target : target.substring(0, slash);
-          PoolConfig pc = config.pools().get(pool);
-          if (pc == null) {
-            throw CommandRejectedException.invalid(
-                "target", "unknown pool '" + pool + "' (pools: " + config.pools().keySet() + ")");
-          }
-          if (slash >= 0
-              && pc.endpoints().stream()
-                  .noneMatch(e -> PoolConfig.endpointKey(pool, e).equals(target))) {
-            throw CommandRejectedException.invalid(
-                "target",
-                "pool '" + pool + "' has no endpoint '" + target.substring(slash + 1) + "'");
-          }
           Set<String> set = new HashSet<>(cs.drained());
           String action = drained ? "drain" : "undrain";
           if (!(drained ? set.add(target) : set.remove(target))) {
@@ -719,6 +708,13 @@ public final class TrafficController implements ControlPlane {
       }
     }
     return r;
+  }
+
+  /** Runs one command's rules from {@link CommandRules}; rejects with every problem found. */
+  private static void rules(Consumer<CommandProblems> rule) throws CommandRejectedException {
+    CommandProblems p = new CommandProblems();
+    rule.accept(p);
+    p.throwIfAny();
   }
 
   private String serviceName(String service) throws CommandRejectedException {

@@ -1,9 +1,12 @@
 package io.sluice.core.config;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -47,6 +50,17 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void nsidIsTextOrHexAndOffByDefault() throws Exception {
+    assertNull(parse(ZONE).dns().nsidBytes());
+    assertArrayEquals(
+        "ns1-fra".getBytes(StandardCharsets.UTF_8),
+        parse("dns: { nsid: ns1-fra }\n" + ZONE).dns().nsidBytes());
+    assertArrayEquals(
+        new byte[] {0x01, (byte) 0xab},
+        parse("dns: { nsid: \"0x01AB\" }\n" + ZONE).dns().nsidBytes());
+  }
+
+  @Test
   void durationsAcceptUnits() throws Exception {
     SluiceConfig c = parse("dns: { tcpIdleTimeout: 500ms }\n" + ZONE);
     assertEquals(Duration.ofMillis(500), c.dns().tcpIdleTimeout());
@@ -56,6 +70,12 @@ class ConfigLoaderTest {
     return Stream.of(
         Arguments.of("dns: { port: 70000 }\n" + ZONE, "dns.port: must be 0..65535, was 70000"),
         Arguments.of("dns: { prot: 53 }\n" + ZONE, "dns: unknown key 'prot'"),
+        Arguments.of("dns: { nsid: \"0xabc\" }\n" + ZONE, "dns.nsid: hex form must be 0x"),
+        Arguments.of("dns: { nsid: \"0xzz\" }\n" + ZONE, "dns.nsid: hex form must be 0x"),
+        Arguments.of("dns: { nsid: \"\" }\n" + ZONE, "dns.nsid: must not be empty"),
+        Arguments.of(
+            "dns: { nsid: \"" + "n".repeat(129) + "\" }\n" + ZONE,
+            "dns.nsid: must be at most 128 bytes, was 129"),
         Arguments.of("dns: { port: fifty }\n" + ZONE, "dns.port: expected a whole number"),
         Arguments.of("dns: { listen: [localhost] }\n" + ZONE, "dns.listen[0]: must be an IPv4"),
         Arguments.of(

@@ -14,6 +14,7 @@ import io.sluice.core.control.AuditEvent;
 import io.sluice.core.control.AuditQuery;
 import io.sluice.core.control.CommandRejectedException;
 import io.sluice.core.control.CommandResult;
+import io.sluice.core.control.Problem;
 import io.sluice.core.control.ServiceStatus;
 import io.sluice.core.control.SwitchRecord;
 import io.sluice.core.health.Verdict;
@@ -710,6 +711,52 @@ class TrafficControllerTest {
       }
       assertEquals(revision, c.state().revision());
       assertTrue(f.controller().audit(new AuditQuery(null, null, null, null, 0, 10)).isEmpty());
+    }
+  }
+
+  private static List<String> fields(CommandRejectedException e) {
+    return e.problems().stream().map(Problem::field).toList();
+  }
+
+  @Test
+  void everyProblemOfACommandIsReportedAtOnceByTheSameRulesAsTheApi() throws Exception {
+    try (TrafficFixture f = new TrafficFixture(dir, RAMP)) {
+      TrafficController c = f.controller();
+      long revision = c.state().revision();
+      CommandRejectedException move =
+          assertThrows(
+              CommandRejectedException.class,
+              () ->
+                  c.startMove(
+                      ALICE,
+                      APP,
+                      List.of("primary", "mars"),
+                      List.of("standby"),
+                      List.of(10, 20, 10, 100),
+                      "moon",
+                      "",
+                      null));
+      assertEquals(List.of("from[1]", "steps[2]", "region"), fields(move));
+      assertTrue(
+          move.getMessage()
+              .contains("steps[2]: must be greater than the step before (20), was 10; region: "),
+          move.getMessage());
+      CommandRejectedException drill =
+          assertThrows(
+              CommandRejectedException.class,
+              () -> c.startDrill(ALICE, APP, List.of("nope"), 80, 0, "", null));
+      assertEquals(List.of("to[0]", "percent", "seconds"), fields(drill));
+      CommandRejectedException weights =
+          assertThrows(
+              CommandRejectedException.class,
+              () -> c.setWeights(ALICE, APP, Map.of("nope", 1), false, "x".repeat(1001), "bad id"));
+      assertEquals(List.of("reason", "requestId", "weights.nope"), fields(weights));
+      CommandRejectedException freeze =
+          assertThrows(
+              CommandRejectedException.class,
+              () -> c.freeze(null, null, true, "x".repeat(1001), "bad id"));
+      assertEquals(List.of("actor", "reason", "requestId"), fields(freeze));
+      assertEquals(revision, c.state().revision(), "a rejected command changes nothing");
     }
   }
 

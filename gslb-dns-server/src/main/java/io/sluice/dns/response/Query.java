@@ -39,6 +39,15 @@ final class Query {
   /** The ECS address padded to 4 or 16 bytes, host bits cleared. */
   byte[] ecsAddress;
 
+  /** The query carried an empty NSID option (RFC 5001 §2.1): it asks for the server's NSID. */
+  boolean nsidRequested;
+
+  /** The encoded NSID option the response carries; null when none (not asked or not set). */
+  byte[] nsid;
+
+  /** The encoded Extended DNS Error option (RFC 8914) the response carries; null when none. */
+  byte[] ede;
+
   /** The zone that answered, for metrics; null when none did. */
   Zone zone;
 

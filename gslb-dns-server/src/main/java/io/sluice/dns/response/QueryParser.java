@@ -6,9 +6,9 @@ import org.xbill.DNS.WireParseException;
 
 /**
  * Decodes a query packet without building a dnsjava {@code Message}: the header, the one question
- * and the additional section's OPT record (RFC 6891) with its Client Subnet (RFC 7871) and Cookie
- * (RFC 7873) options. Anything malformed behind a readable header is reported as FORMERR; packets
- * shorter than a header, and responses, are dropped (null).
+ * and the additional section's OPT record (RFC 6891) with its Client Subnet (RFC 7871), Cookie (RFC
+ * 7873) and NSID (RFC 5001) options. Anything malformed behind a readable header is reported as
+ * FORMERR; packets shorter than a header, and responses, are dropped (null).
  */
 final class QueryParser {
   static final int OPT = 41;
@@ -121,6 +121,10 @@ final class QueryParser {
       if (code == OPTION_COOKIE && olen != 8 && (olen < 16 || olen > 40)) {
         return false;
       }
+      if (code == EdnsOptions.NSID && olen == 0) {
+        q.nsidRequested = true;
+      }
+      // Every other option, known or not, is ignored (RFC 6891 §6.1.2).
       pos = data + olen;
     }
     return true;

@@ -137,6 +137,10 @@ public final class Responder {
       InetAddress client,
       Transport transport) {
     int payload = s.settings.udpPayloadSize();
+    if (q.nsidRequested) {
+      // Pre-encoded at config build: every response kind with an OPT carries it (RFC 5001 §2.2).
+      q.nsid = s.settings.nsidOption();
+    }
     if (q.status == Query.FORMERR) {
       return WireSplicer.bare(q, in, Rcode.FORMERR, false, payload, 0);
     }
@@ -151,15 +155,14 @@ public final class Responder {
             ? 65535
             : q.edns ? Math.max(512, Math.min(q.udpSize, payload)) : 512;
     if (q.qtype == QueryParser.OPT) {
-      return WireSplicer.bare(q, in, Rcode.FORMERR, false, payload, 0);
+      // The query itself is well formed, its OPT included, so the FORMERR carries one (and NSID).
+      return WireSplicer.bare(q, in, Rcode.FORMERR, q.edns, payload, 0);
     }
     if (q.qclass == DClass.CH) {
       return chaos(s, q, in, limit);
     }
-    if (q.qclass != DClass.IN) {
-      return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
-    }
-    if (q.qtype == Type.AXFR || q.qtype == Type.IXFR) {
+    if (q.qclass != DClass.IN || q.qtype == Type.AXFR || q.qtype == Type.IXFR) {
+      q.ede = EdnsOptions.EDE_PROHIBITED;
       return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
     }
     // Type 0 is reserved (RFC 6895 §3.1): not implemented, as at Knot.
@@ -184,6 +187,7 @@ public final class Responder {
     Zone zone = parent != null ? parent : node != null ? node.zone() : s.index.find(q.qname);
     q.zone = zone;
     if (zone == null) {
+      q.ede = EdnsOptions.EDE_NOT_AUTHORITATIVE;
       return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
     }
     Template t = s.zoneCache.get(null, q.qname, q.qtype);
@@ -311,7 +315,26 @@ public final class Responder {
       s.decisionCache.put(d, q.qname, q.qtype, t);
     }
     int scope = q.ecsFamily != 0 ? Math.min(d.scopePrefix(), q.ecsFamily == 1 ? 32 : 128) : 0;
+    if (q.edns) {
+      q.ede = servfailReason(d, service);
+    }
     return WireSplicer.splice(t.wire, q, in, limit, s.settings.udpPayloadSize(), 0, scope);
+  }
+
+  /**
+   * The Extended DNS Error (RFC 8914) telling an operator why a service name got SERVFAIL; null for
+   * the other outcomes. RFC 8914 has no code for "every pool is down", so it is 0 (Other) with text
+   * naming the service, which is what the operator greps the logs and the API for.
+   */
+  private static byte[] servfailReason(Decision d, String service) {
+    if (d == PLANNER_FAILED) {
+      return EdnsOptions.EDE_PLANNER_FAILED;
+    }
+    return switch (d.outcome()) {
+      case FAIL -> EdnsOptions.ede(0, "no usable pool for " + service);
+      case UNKNOWN_SERVICE -> EdnsOptions.ede(0, "unknown service " + service);
+      case ANSWER, EMPTY -> null;
+    };
   }
 
   /** The client a planner decision is for: the ECS subnet when the query carried one. */
@@ -431,6 +454,7 @@ public final class Responder {
       text = s.settings.chaosId();
     }
     if (text == null || (q.qtype != Type.TXT && q.qtype != Type.ANY)) {
+      q.ede = EdnsOptions.EDE_PROHIBITED;
       return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
     }
     Record txt = new TXTRecord(q.qname.canonicalize(), DClass.CH, 0, text);

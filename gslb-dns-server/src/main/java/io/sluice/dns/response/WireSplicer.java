@@ -20,7 +20,19 @@ final class WireSplicer {
     if (!q.edns) {
       return 0;
     }
-    return q.ecsFamily == 0 ? OPT_FIXED : OPT_FIXED + ECS_FIXED + (q.ecsSource + 7) / 8;
+    return OPT_FIXED + optionsLength(q);
+  }
+
+  /** The OPT RDATA length: ECS echoed, then the NSID and EDE options when set. */
+  private static int optionsLength(Query q) {
+    int n = q.ecsFamily == 0 ? 0 : ECS_FIXED + (q.ecsSource + 7) / 8;
+    if (q.nsid != null) {
+      n += q.nsid.length;
+    }
+    if (q.ede != null) {
+      n += q.ede.length;
+    }
+    return n;
   }
 
   /**
@@ -106,24 +118,29 @@ final class WireSplicer {
     out[at + 6] = 0;
     out[at + 7] = (byte) (q.dnssecOk ? 0x80 : 0);
     out[at + 8] = 0;
-    if (q.ecsFamily == 0) {
-      out[at + 9] = 0;
-      out[at + 10] = 0;
-      return;
-    }
-    int addrLen = (q.ecsSource + 7) / 8;
-    int rdlen = ECS_FIXED + addrLen;
+    int rdlen = optionsLength(q);
     out[at + 9] = (byte) (rdlen >>> 8);
     out[at + 10] = (byte) rdlen;
     int o = at + 11;
-    out[o] = 0;
-    out[o + 1] = 8;
-    out[o + 2] = (byte) ((4 + addrLen) >>> 8);
-    out[o + 3] = (byte) (4 + addrLen);
-    out[o + 4] = 0;
-    out[o + 5] = (byte) q.ecsFamily;
-    out[o + 6] = (byte) q.ecsSource;
-    out[o + 7] = (byte) scope;
-    System.arraycopy(q.ecsAddress, 0, out, o + 8, addrLen);
+    if (q.ecsFamily != 0) {
+      int addrLen = (q.ecsSource + 7) / 8;
+      out[o] = 0;
+      out[o + 1] = 8;
+      out[o + 2] = (byte) ((4 + addrLen) >>> 8);
+      out[o + 3] = (byte) (4 + addrLen);
+      out[o + 4] = 0;
+      out[o + 5] = (byte) q.ecsFamily;
+      out[o + 6] = (byte) q.ecsSource;
+      out[o + 7] = (byte) scope;
+      System.arraycopy(q.ecsAddress, 0, out, o + 8, addrLen);
+      o += ECS_FIXED + addrLen;
+    }
+    if (q.nsid != null) {
+      System.arraycopy(q.nsid, 0, out, o, q.nsid.length);
+      o += q.nsid.length;
+    }
+    if (q.ede != null) {
+      System.arraycopy(q.ede, 0, out, o, q.ede.length);
+    }
   }
 }
