@@ -1,6 +1,7 @@
 package io.sluice.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -241,5 +242,21 @@ class OperatorActionsEndToEndTest {
     assertEquals(1, moves, "one change, audited once");
     LiveNode.Reply other = node.post(SVC + "/move", body.replace("inc-42.move", "inc-43.move"));
     assertEquals(409, other.status(), "a new request id is a new command: " + other.body());
+  }
+
+  @Test
+  void aRetriedRequestIdWhoseFirstAnswerChangedNothingIsNotAppliedLater() throws Exception {
+    String rollback = "{\"reason\":\"undo\",\"requestId\":\"inc-44.rb\"}";
+    LiveNode.Reply first = node.post(SVC + "/rollback", rollback);
+    assertEquals(200, first.status(), first.body());
+    assertFalse(first.json().path("changed").asBoolean(), "nothing to roll back: " + first.body());
+    LiveNode.Reply move =
+        node.post(
+            SVC + "/move",
+            "{\"from\":[\"primary\"],\"to\":[\"standby\"],\"steps\":[10,100],\"reason\":\"m\"}");
+    assertEquals(200, move.status(), move.body());
+    LiveNode.Reply again = node.post(SVC + "/rollback", rollback);
+    assertEquals(first.body(), again.body(), "a retry returns the first result");
+    assertEquals(10.0, shiftPercent("move"), "and does not roll back the move started since");
   }
 }

@@ -154,12 +154,26 @@ final class StateWriter {
       }
       Outcome o = c.apply(cs, ticker.currentTimeMillis());
       if (o.next() == cs) {
-        return new CommandResult(store.current().version(), false, o.message());
+        return unchanged(requestId, o.message());
       }
       return apply(actor, reason, requestId, o, started);
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * The answer to a command that changed nothing. Its request id is remembered with it (journaled
+   * with the next change), so a retry gets this answer instead of being applied to whatever the
+   * state has become since: a rollback retried after a move started would otherwise undo the move.
+   * Called with the writer lock held.
+   */
+  private CommandResult unchanged(String requestId, String message) {
+    CommandResult r = new CommandResult(store.current().version(), false, message);
+    if (requestId != null) {
+      state = state.withRequest(requestId, r);
+    }
+    return r;
   }
 
   /** Applies a controller step (if it changes anything) as the controller. */
@@ -208,7 +222,7 @@ final class StateWriter {
     }
     if (result[0] == null) {
       // The projection produced the same snapshot object: nothing to persist or publish.
-      return new CommandResult(store.current().version(), false, o.message());
+      return unchanged(requestId, o.message());
     }
     if (auditBehind == null && switchesBehind.isEmpty()) {
       healthy();

@@ -6,8 +6,10 @@ import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.ConfigProblem;
 import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.TokenFile;
 import io.sluice.dns.zone.ZoneCompiler;
 import io.sluice.policy.PolicyPlanner;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,13 +55,28 @@ final class ConfigCheck {
     return config;
   }
 
-  /** The state directory must be a directory (or not exist yet: the start creates it). */
+  /**
+   * The state directory must be a directory (or not exist yet: the start creates it), and the local
+   * admin token in it, when the node would use one, must be one the start accepts.
+   */
   private static void checkStateDir(SluiceConfig config, Problems problems) {
     Path dir = config.stateDirectory();
     if (!config.stateDir().isBlank() && Files.exists(dir) && !Files.isDirectory(dir)) {
       problems.add(
           "stateDir",
           "'" + config.stateDir() + "' (resolved to " + dir + ") exists and is not a directory");
+      return;
+    }
+    // The start reads the local token (admin.tokens empty) and refuses a file other users can
+    // read or an empty one; check says so too, instead of passing a file the start then refuses.
+    Path token = dir.resolve(AdminBootstrapToken.FILE);
+    if (config.admin().enabled() && config.admin().tokens().isEmpty() && Files.exists(token)) {
+      try {
+        TokenFile.read(token);
+      } catch (IOException e) {
+        problems.add(
+            "stateDir", "the local admin token (admin.tokens is empty): " + e.getMessage());
+      }
     }
   }
 

@@ -11,6 +11,7 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -126,5 +127,42 @@ class CheckAgreesWithStartTest {
       assertFalse(o.err().contains("\tat "), "no stack trace: " + o.err());
     }
     assertFalse(Files.exists(dir.resolve("state")), "start opened nothing");
+  }
+
+  @Test
+  void aLocalTokenFileTheStartRefusesFailsCheckToo() throws Exception {
+    Path state = Files.createDirectories(dir.resolve("state"));
+    Path token = state.resolve("admin.token");
+    Files.writeString(token, "a-token-other-users-can-read\n");
+    Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-r--r--"));
+    Path file = dir.resolve("sluice.yaml");
+    Files.writeString(
+        file,
+        """
+        dns: { listen: [127.0.0.1], port: 0 }
+        admin: { port: 0 }
+        stateDir: state
+        zones:
+          - origin: example.test.
+            soa: { mname: ns1.example.test., rname: h.example.test. }
+            ns: [ns1.example.test.]
+        """);
+    for (String command : new String[] {"check", "run"}) {
+      Outcome o = main(command, "--config", file.toString());
+      assertEquals(Main.INVALID_CONFIG, o.status(), command + ": " + o.err());
+      assertTrue(
+          o.err()
+              .contains(
+                  file
+                      + ": stateDir: the local admin token (admin.tokens is empty): token file "
+                      + token
+                      + " is accessible to other users (mode rw-r--r--)"),
+          command + ": " + o.err());
+    }
+    Files.writeString(token, "\n");
+    Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-------"));
+    Outcome empty = main("check", "--config", file.toString());
+    assertEquals(Main.INVALID_CONFIG, empty.status(), empty.err());
+    assertTrue(empty.err().contains("token file " + token + " is empty"), empty.err());
   }
 }
