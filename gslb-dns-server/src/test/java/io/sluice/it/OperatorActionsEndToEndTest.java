@@ -36,52 +36,21 @@ class OperatorActionsEndToEndTest {
   private LiveNode node;
 
   private static String config(int primaryPort, int standbyPort) {
-    String health =
+    return PrimaryStandbyConfig.yaml(
+        "app",
+        PRIMARY,
+        primaryPort,
+        STANDBY,
+        standbyPort,
         """
-            health:
-              fullLink: { type: http, port: %d, path: /ready, interval: 200ms, timeout: 1s }
-              downAfter: 2
-              upAfter: 1
-              attempts: 1
-              fastRecheck: 100ms
-              cooldown: 0s
-        """;
-    return """
-        dns: { listen: [127.0.0.1], port: 0, threads: 1 }
-        admin: { listen: 127.0.0.1, port: 0 }
-        stateDir: state
-        pools:
-          primary:
-        %s
-            endpoints: [ { name: a, address: %s } ]
-          standby:
-        %s
-            endpoints: [ { name: a, address: %s } ]
-        zones:
-          - origin: example.test.
-            soa: { mname: ns1.example.test., rname: h.example.test. }
-            ns: [ns1.example.test.]
-            records:
-              - { name: ns1, type: A, data: 192.0.2.53 }
-            services:
-              - name: app
-                ttl: 60
-                pools: [primary, standby]
-                chain: [healthy, priority]
-                traffic:
-                  mode: auto
-                  steps: [50, 100]
-                  window: 1s
-                  cooldown: 0s
-                  shiftTtl: 5
-                  ttlMargin: 1s
-                  gates: { maxErrorRate: 0.05, minResults: 3 }
-        """
-        .formatted(
-            health.formatted(primaryPort).stripTrailing(),
-            PRIMARY,
-            health.formatted(standbyPort).stripTrailing(),
-            STANDBY);
+        mode: auto
+        steps: [50, 100]
+        window: 1s
+        cooldown: 0s
+        shiftTtl: 5
+        ttlMargin: 1s
+        gates: { maxErrorRate: 0.05, minResults: 3 }
+        """);
   }
 
   @BeforeEach

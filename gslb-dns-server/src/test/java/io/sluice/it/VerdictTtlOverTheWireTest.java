@@ -40,53 +40,21 @@ class VerdictTtlOverTheWireTest {
   private LiveNode node;
 
   private static String config(String mode, int primaryPort, int standbyPort) {
-    String health =
+    return PrimaryStandbyConfig.yaml(
+        "vt",
+        PRIMARY,
+        primaryPort,
+        STANDBY,
+        standbyPort,
         """
-            health:
-              fullLink: { type: http, port: %d, path: /ready, interval: 200ms, timeout: 1s }
-              downAfter: 2
-              upAfter: 1
-              attempts: 1
-              fastRecheck: 100ms
-              cooldown: 0s
-        """;
-    return """
-        dns: { listen: [127.0.0.1], port: 0, threads: 1 }
-        admin: { listen: 127.0.0.1, port: 0 }
-        stateDir: state
-        pools:
-          primary:
-        %s
-            endpoints: [ { name: a, address: %s } ]
-          standby:
-        %s
-            endpoints: [ { name: a, address: %s } ]
-        zones:
-          - origin: example.test.
-            soa: { mname: ns1.example.test., rname: h.example.test. }
-            ns: [ns1.example.test.]
-            records:
-              - { name: ns1, type: A, data: 192.0.2.53 }
-            services:
-              - name: vt
-                ttl: 60
-                pools: [primary, standby]
-                chain: [healthy, priority]
-                traffic:
-                  mode: %s
-                  steps: [100]
-                  window: 60s
-                  cooldown: 60s
-                  shiftTtl: %d
-                  ttlMargin: 1s
+        mode: %s
+        steps: [100]
+        window: 60s
+        cooldown: 60s
+        shiftTtl: %d
+        ttlMargin: 1s
         """
-        .formatted(
-            health.formatted(primaryPort).stripTrailing(),
-            PRIMARY,
-            health.formatted(standbyPort).stripTrailing(),
-            STANDBY,
-            mode,
-            SHIFT_TTL);
+            .formatted(mode, SHIFT_TTL));
   }
 
   @AfterEach
