@@ -680,7 +680,7 @@ final class ControllerSteps {
     long expires = now + tc.confirmTimeout().toMillis();
     Pending p =
         held
-            ? new Pending(kind, summary + " (held by freeze)", now, expires, r, true)
+            ? new Pending(kind, summary + Pending.HELD_SUFFIX, now, expires, r, true)
             : Pending.of(kind, summary, now, expires, r);
     Map<String, Object> d = new LinkedHashMap<>(details);
     if (held) {

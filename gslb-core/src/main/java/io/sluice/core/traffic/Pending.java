@@ -57,8 +57,21 @@ public record Pending(
     return new Pending(kind, summary, now, expires, proposal, false);
   }
 
-  /** The same, with its confirm timeout starting again at {@code now}. */
-  Pending restartedAt(long now, long timeoutMillis) {
-    return new Pending(kind, summary, sinceMillis, now + timeoutMillis, proposal, heldByFreeze);
+  /**
+   * A change a freeze held, once the freeze has ended: no longer held (its confirm timeout runs
+   * from {@code now}), and its summary says it waits for an operator rather than for the freeze.
+   */
+  Pending releasedAt(long now, long timeoutMillis) {
+    String released =
+        summary.endsWith(HELD_SUFFIX)
+            ? summary.substring(0, summary.length() - HELD_SUFFIX.length()) + RELEASED_SUFFIX
+            : summary;
+    return new Pending(kind, released, sinceMillis, now + timeoutMillis, proposal, false);
   }
+
+  /** How the summary of a change held by a freeze ends. */
+  static final String HELD_SUFFIX = " (held by freeze)";
+
+  /** How it ends once the freeze is over and the change waits for confirm or reject. */
+  static final String RELEASED_SUFFIX = " (was held by freeze: confirm or reject)";
 }

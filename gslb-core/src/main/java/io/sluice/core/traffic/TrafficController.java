@@ -608,7 +608,7 @@ public final class TrafficController implements ControlPlane {
     }
     held.add(name + ": " + p.summary());
     long timeout = serviceConfig(name).traffic().confirmTimeout().toMillis();
-    return cs.withService(name, sc.withPending(p.restartedAt(now, timeout)));
+    return cs.withService(name, sc.withPending(p.releasedAt(now, timeout)));
   }
 
   private static String heldNote(List<String> held) {

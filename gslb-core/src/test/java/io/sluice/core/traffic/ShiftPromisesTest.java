@@ -214,7 +214,12 @@ class ShiftPromisesTest {
       f.tickAfter(s(1));
       f.tickAfter(s(30));
       assertTrue(f.plan().shifts().isEmpty(), "unfreeze alone starts no failover");
-      assertEquals("start", status(f).pending().get("kind"));
+      Map<String, Object> released = status(f).pending();
+      assertEquals("start", released.get("kind"));
+      assertEquals(null, released.get("heldByFreeze"), "no longer held once unfrozen");
+      assertTrue(
+          released.get("summary").toString().endsWith("(was held by freeze: confirm or reject)"),
+          released.toString());
 
       f.controller().confirm(ALICE, APP, true, "go ahead", null);
       assertEquals(10.0, f.shiftPercent("failover"), "confirmed: the held failover starts");
