@@ -311,7 +311,9 @@ final class HealthEngine {
         true,
         h.rttP50Millis(),
         h.rttP99Millis(),
-        h.errorRate());
+        h.errorRate(),
+        h.results(),
+        h.failures());
   }
 
   /** A local check finished. */
@@ -567,7 +569,9 @@ final class HealthEngine {
         false,
         st.latency.percentile(0.5),
         st.latency.percentile(0.99),
-        st.latency.errorRate());
+        st.latency.errorRate(),
+        st.latency.results(),
+        st.latency.failures());
   }
 
   private void publish(EndpointState st, EndpointHealth h) {
@@ -597,10 +601,24 @@ final class HealthEngine {
       double p50 = st.latency.percentile(0.5);
       double p99 = st.latency.percentile(0.99);
       double err = st.latency.errorRate();
-      if (!same(p.rttP50Millis(), p50) || !same(p.rttP99Millis(), p99) || p.errorRate() != err) {
+      long results = st.latency.results();
+      // New results are published on every sweep so that ramp gates see the evidence grow.
+      if (!same(p.rttP50Millis(), p50)
+          || !same(p.rttP99Millis(), p99)
+          || p.errorRate() != err
+          || p.results() != results) {
         publish(
             st,
-            new EndpointHealth(p.verdict(), p.sinceMillis(), p.reason(), p.stale(), p50, p99, err));
+            new EndpointHealth(
+                p.verdict(),
+                p.sinceMillis(),
+                p.reason(),
+                p.stale(),
+                p50,
+                p99,
+                err,
+                results,
+                st.latency.failures()));
       }
     }
     updateStatus();

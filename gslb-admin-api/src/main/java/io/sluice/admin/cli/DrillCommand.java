@@ -50,7 +50,7 @@ final class DrillCommand {
         names = "--percent",
         required = true,
         paramLabel = "N",
-        description = "Share of clients, more than 0 and at most 100.")
+        description = "Share of clients, more than 0 and at most 50 (drills are small).")
     double percent;
 
     @Option(

@@ -61,7 +61,7 @@ final class StatusCommand extends ApiCommand {
           String.join(", ", shares),
           summary(s.path("ramp")),
           summary(s.path("drill")),
-          Style.flag(summary(s.path("pending")), !summary(s.path("pending")).equals("-")),
+          Style.flag(pending(s.path("pending")), !pending(s.path("pending")).equals("-")),
           s.path("ttlServed").asText("-"));
     }
     if (only != null && services.isEmpty()) {
@@ -108,6 +108,17 @@ final class StatusCommand extends ApiCommand {
   }
 
   /** A one-line summary of an object such as a ramp: {@code key=value key=value}. */
+  /**
+   * What waits for a person, as on-call reads it: the kind and its summary (a paused ramp shows its
+   * gate failure, a change held by a freeze says so).
+   */
+  static String pending(JsonNode n) {
+    if (n == null || n.isMissingNode() || n.isNull() || n.isEmpty()) {
+      return "-";
+    }
+    return n.path("kind").asText("?") + ": " + n.path("summary").asText("");
+  }
+
   static String summary(JsonNode n) {
     if (n == null || n.isMissingNode() || n.isNull() || n.isEmpty()) {
       return "-";

@@ -3,21 +3,23 @@ package io.sluice.admin.rest;
 import io.sluice.admin.auth.Role;
 import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.config.PoolConfig;
-import io.sluice.core.config.ServiceConfig;
-import io.sluice.core.config.ServicePoolConfig;
+import io.sluice.core.control.CommandRejectedException;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.ControlPlane;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.traffic.CommandRules;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The traffic-changing routes. Each validates the shape of its body (400 naming the field), then
- * calls the {@link ControlPlane}, which validates against the current state, applies, persists and
- * audits the change with the authenticated actor.
+ * The traffic-changing routes. Each validates its body with the same {@link CommandRules} the
+ * traffic controller applies (400 naming the field), then calls the {@link ControlPlane}, which
+ * checks again against the current state, applies, persists and audits the change with the
+ * authenticated actor.
  */
 final class CommandRoutes {
   private static final String V1 = AdminServer.API_PREFIX;
@@ -144,21 +146,8 @@ final class CommandRoutes {
     WeightsBody b = bodies.read(req.body(), WeightsBody.class);
     Snapshot s = store.current();
     String service = StateViews.service(s, req.pathParam("service"), "service");
-    if (b.weights() == null || b.weights().isEmpty()) {
-      throw ApiException.badRequest("weights", "at least one pool weight is required");
-    }
-    List<String> pools = poolsOf(s, service);
-    for (Map.Entry<String, Integer> e : b.weights().entrySet()) {
-      String field = "weights." + e.getKey();
-      if (!pools.contains(e.getKey())) {
-        throw ApiException.badRequest(
-            field,
-            "pool '" + e.getKey() + "' is not used by " + service + " (pools: " + pools + ")");
-      }
-      if (e.getValue() == null || e.getValue() < 0 || e.getValue() > 65535) {
-        throw ApiException.badRequest(field, "must be 0..65535, was " + e.getValue());
-      }
-    }
+    Set<String> pools = poolsOf(s, service);
+    rule(() -> CommandRules.weights(service, pools, b.weights()));
     checkReason(b.reason());
     return result(
         control.setWeights(
@@ -174,29 +163,18 @@ final class CommandRoutes {
     MoveBody b = bodies.read(req.body(), MoveBody.class);
     Snapshot s = store.current();
     String service = StateViews.service(s, req.pathParam("service"), "service");
-    List<String> pools = poolsOf(s, service);
-    checkPools("from", b.from(), pools, service);
-    checkPools("to", b.to(), pools, service);
-    for (String p : b.to()) {
-      if (b.from().contains(p)) {
-        throw ApiException.badRequest("to", "pool '" + p + "' is also in 'from'");
-      }
-    }
+    Set<String> pools = poolsOf(s, service);
     List<Integer> steps = b.steps() == null ? List.of() : b.steps();
-    int prev = 0;
-    for (int i = 0; i < steps.size(); i++) {
-      Integer step = steps.get(i);
-      if (step == null || step <= prev || step > 100) {
-        throw ApiException.badRequest(
-            "steps[" + i + "]", "must be increasing percentages in 1..100, was " + step);
-      }
-      prev = step;
-    }
-    if (b.region() != null && !s.config().regions().containsKey(b.region())) {
-      throw ApiException.badRequest(
-          "region",
-          "unknown region '" + b.region() + "' (known: " + s.config().regions().keySet() + ")");
-    }
+    rule(
+        () ->
+            CommandRules.move(
+                service,
+                pools,
+                s.config().regions().keySet(),
+                b.from(),
+                b.to(),
+                steps,
+                b.region()));
     checkReason(b.reason());
     return result(
         control.startMove(
@@ -214,14 +192,7 @@ final class CommandRoutes {
     DrillBody b = bodies.read(req.body(), DrillBody.class);
     Snapshot s = store.current();
     String service = StateViews.service(s, req.pathParam("service"), "service");
-    checkPools("to", b.to(), poolsOf(s, service), service);
-    if (b.percent() == null || !(b.percent() > 0 && b.percent() <= 100)) {
-      throw ApiException.badRequest(
-          "percent", "must be more than 0 and at most 100, was " + b.percent());
-    }
-    if (b.seconds() == null || b.seconds() < 1 || b.seconds() > 86_400) {
-      throw ApiException.badRequest("seconds", "must be 1..86400, was " + b.seconds());
-    }
+    rule(() -> CommandRules.drill(service, poolsOf(s, service), b.to(), b.percent(), b.seconds()));
     checkReason(b.reason());
     return result(
         control.startDrill(
@@ -259,21 +230,24 @@ final class CommandRoutes {
     return new ChangeBody(reason(b.reason()), b.requestId());
   }
 
-  private static List<String> poolsOf(Snapshot s, String service) {
-    ServiceConfig svc = StateViews.serviceConfig(s, service);
-    return svc.pools().stream().map(ServicePoolConfig::pool).toList();
+  private static Set<String> poolsOf(Snapshot s, String service) {
+    return CommandRules.pools(StateViews.serviceConfig(s, service));
   }
 
-  private static void checkPools(String field, List<String> given, List<String> pools, String svc) {
-    if (given == null || given.isEmpty()) {
-      throw ApiException.badRequest(field, "at least one pool is required");
-    }
-    for (int i = 0; i < given.size(); i++) {
-      if (!pools.contains(given.get(i))) {
-        throw ApiException.badRequest(
-            field + "[" + i + "]",
-            "pool '" + given.get(i) + "' is not used by " + svc + " (pools: " + pools + ")");
-      }
+  /** A check of the command's arguments, shared with the traffic controller. */
+  @FunctionalInterface
+  private interface Rule {
+    void check() throws CommandRejectedException;
+  }
+
+  /** Runs the controller's own rule for the command; its rejection is a 400 naming the field. */
+  private static void rule(Rule r) {
+    try {
+      r.check();
+    } catch (CommandRejectedException e) {
+      String message =
+          e.field() == null ? e.getMessage() : e.getMessage().substring(e.field().length() + 2);
+      throw ApiException.badRequest(e.field(), message);
     }
   }
 

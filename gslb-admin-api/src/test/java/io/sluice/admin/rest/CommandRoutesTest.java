@@ -109,13 +109,12 @@ class CommandRoutesTest {
     assertEquals(Set.of(), f.store.current().traffic().drained());
   }
 
+  // Idempotency itself is the controller's: OperatorActionsEndToEndTest and TrafficControllerTest
+  // repeat request ids against the real one. Here: the API hands the id over unchanged.
   @Test
-  void aRepeatedRequestIdReturnsTheFirstResultAndChangesNothing() throws Exception {
+  void theRequestIdReachesTheControlPlaneFromTheHeaderOrTheBody() throws Exception {
     Map<String, String> key = Map.of("Idempotency-Key", "incident-42.rollback");
-    var first = f.send("POST", "/api/v1/freeze", OPERATOR, "{}", key);
-    var again = f.send("POST", "/api/v1/freeze", OPERATOR, "{}", key);
-    assertEquals(first.body(), again.body());
-    assertEquals(1, f.control.calls().size());
+    f.send("POST", "/api/v1/freeze", OPERATOR, "{}", key);
     assertEquals("incident-42.rollback", f.control.lastCall().requestId());
     ok("POST", "/api/v1/unfreeze", "{\"requestId\":\"abc-1\"}");
     assertEquals("abc-1", f.control.lastCall().requestId());
@@ -170,7 +169,7 @@ class CommandRoutesTest {
             "{\"from\":[],\"to\":[\"us-east-1\"]}", "from",
             "{\"from\":[\"eu-west-1\"],\"to\":[\"x\"]}", "to[0]",
             "{\"from\":[\"eu-west-1\"],\"to\":[\"us-east-1\"],\"steps\":[5,5]}", "steps[1]",
-            "{\"from\":[\"eu-west-1\"],\"to\":[\"eu-west-1\"]}", "to",
+            "{\"from\":[\"eu-west-1\"],\"to\":[\"eu-west-1\"]}", "to[0]",
             "{\"from\":[\"eu-west-1\"],\"to\":[\"us-east-1\"],\"region\":\"mars\"}", "region");
     for (var c : moves.entrySet()) {
       var r = f.send("POST", S + "/move", OPERATOR, c.getKey());
@@ -179,6 +178,7 @@ class CommandRoutesTest {
     Map<String, String> drills =
         Map.of(
             "{\"to\":[\"us-east-1\"],\"percent\":0,\"seconds\":60}", "percent",
+            "{\"to\":[\"us-east-1\"],\"percent\":60,\"seconds\":60}", "percent",
             "{\"to\":[\"us-east-1\"],\"percent\":5,\"seconds\":0}", "seconds",
             "{\"percent\":5,\"seconds\":60}", "to");
     for (var c : drills.entrySet()) {

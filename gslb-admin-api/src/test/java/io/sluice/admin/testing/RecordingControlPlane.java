@@ -42,7 +42,6 @@ public final class RecordingControlPlane implements ControlPlane {
   private final List<Call> calls = new CopyOnWriteArrayList<>();
   private final List<AuditEvent> auditLog = new CopyOnWriteArrayList<>();
   private final List<SwitchRecord> switchRecords = new CopyOnWriteArrayList<>();
-  private final Map<String, CommandResult> byRequestId = new HashMap<>();
   private final Map<String, Map<String, Object>> pending = new HashMap<>();
   private volatile Exception nextFailure;
   private volatile CountDownLatch hold;
@@ -118,9 +117,6 @@ public final class RecordingControlPlane implements ControlPlane {
       String requestId,
       UnaryOperator<Snapshot> effect)
       throws CommandRejectedException {
-    if (requestId != null && byRequestId.containsKey(requestId)) {
-      return byRequestId.get(requestId);
-    }
     Exception f = nextFailure;
     nextFailure = null;
     if (f instanceof CommandRejectedException r) {
@@ -144,12 +140,7 @@ public final class RecordingControlPlane implements ControlPlane {
             before,
             after.version(),
             args));
-    CommandResult result =
-        new CommandResult(after.version(), after.version() != before, command + " applied");
-    if (requestId != null) {
-      byRequestId.put(requestId, result);
-    }
-    return result;
+    return new CommandResult(after.version(), after.version() != before, command + " applied");
   }
 
   private static UnaryOperator<Snapshot> plan(String service, UnaryOperator<ServicePlan> f) {

@@ -2,8 +2,10 @@ package io.sluice.core.health;
 
 /**
  * What is known of one endpoint's health: the verdict, since when and why, whether the evidence is
- * stale (restored after a restart, not yet re-checked), and probe latency and error rate over the
- * recent window for the latency selector and ramp gates.
+ * stale (restored after a restart, not yet re-checked), probe latency and error rate over the
+ * recent window for the latency selector, and the running count of this node's check results and
+ * failures since the endpoint's checks began: ramp gates take the difference of two counts, so they
+ * judge only the results gathered since a step began.
  */
 public record EndpointHealth(
     Verdict verdict,
@@ -12,12 +14,26 @@ public record EndpointHealth(
     boolean stale,
     double rttP50Millis,
     double rttP99Millis,
-    double errorRate) {
+    double errorRate,
+    long results,
+    long failures) {
 
   /** The health of an endpoint nothing is known about. */
   public static final EndpointHealth UNKNOWN =
       new EndpointHealth(
-          Verdict.UNKNOWN, 0, "no check has run yet", true, Double.NaN, Double.NaN, 0);
+          Verdict.UNKNOWN, 0, "no check has run yet", true, Double.NaN, Double.NaN, 0, 0, 0);
+
+  /** Health without result counts (none gathered yet). */
+  public EndpointHealth(
+      Verdict verdict,
+      long sinceMillis,
+      String reason,
+      boolean stale,
+      double rttP50Millis,
+      double rttP99Millis,
+      double errorRate) {
+    this(verdict, sinceMillis, reason, stale, rttP50Millis, rttP99Millis, errorRate, 0, 0);
+  }
 
   /** A plain verdict with no latency data. */
   public static EndpointHealth of(Verdict verdict, long sinceMillis, String reason) {

@@ -1,5 +1,6 @@
 package io.sluice.core.traffic;
 
+import io.sluice.core.config.GateConfig;
 import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.TrafficConfig;
@@ -60,20 +61,24 @@ final class ControllerSteps {
     Map<String, GateResult> results = new HashMap<>();
     for (Map.Entry<String, ServiceConfig> e : services.entrySet()) {
       ServiceControl sc = cs.service(e.getKey());
-      if (sc.ramp() != null && !Ramp.PAUSED.equals(sc.ramp().state())) {
+      GateConfig g = e.getValue().traffic().gates();
+      if (sc.ramp() != null && sc.ramp().state() != Ramp.State.PAUSED) {
+        String epoch = GateEvaluator.epoch(sc.ramp());
         results.put(
-            sc.ramp().id(),
-            gates.evaluate(
-                snap.config(), snap.health(), sc.ramp().targets(), e.getValue().traffic().gates()));
+            epoch, gates.evaluate(snap.config(), snap.health(), sc.ramp().targets(), g, epoch));
       }
       if (sc.drill() != null) {
         results.put(
             sc.drill().id(),
             gates.evaluate(
-                snap.config(),
-                snap.health(),
-                sc.drill().shift().to(),
-                e.getValue().traffic().gates()));
+                snap.config(), snap.health(), sc.drill().shift().to(), g, sc.drill().id()));
+      }
+      Pending p = sc.pending();
+      if (p != null && p.proposal() != null) {
+        // Counting starts when the condition was proposed (a recovery): a confirmation is judged
+        // on what happened since, never on the outage before it.
+        String epoch = GateEvaluator.epoch(p);
+        gates.begin(snap.config(), snap.health(), p.proposal().targets(), epoch);
       }
     }
     for (Map.Entry<String, ServiceConfig> e : services.entrySet()) {
@@ -91,8 +96,78 @@ final class ControllerSteps {
             writer.controllerStep(rampStep(name, cfg, results, now));
             writer.controllerStep(ttlRestore(name, cfg, now));
             writer.controllerStep(detect(name, cfg, health, snap.config(), now));
+            beginEvidence(name);
           });
     }
+    forgetEndedEvidence();
+  }
+
+  /**
+   * Drops the evidence counts of steps, drills and proposals that are over. Taken from the state
+   * after this tick's steps, under the writer lock, so a step an operator began meanwhile keeps its
+   * counts.
+   */
+  private void forgetEndedEvidence() {
+    writer.locked(
+        () -> {
+          Set<String> epochs = new HashSet<>();
+          for (ServiceControl sc : writer.state().services().values()) {
+            if (sc.ramp() != null) {
+              epochs.add(GateEvaluator.epoch(sc.ramp()));
+            }
+            if (sc.drill() != null) {
+              epochs.add(sc.drill().id());
+            }
+            if (sc.pending() != null && sc.pending().proposal() != null) {
+              epochs.add(GateEvaluator.epoch(sc.pending()));
+            }
+          }
+          gates.retain(epochs);
+        });
+  }
+
+  /**
+   * Starts counting gate evidence for whatever of {@code service} began just now (a step, a pause,
+   * a drill, a proposal), so that nothing from before it counts and nothing after it is missed.
+   */
+  void beginEvidence(String service) {
+    Snapshot snap = store.current();
+    ServiceControl sc = writer.state().service(service);
+    if (sc.ramp() != null) {
+      gates.begin(
+          snap.config(), snap.health(), sc.ramp().targets(), GateEvaluator.epoch(sc.ramp()));
+    }
+    if (sc.drill() != null) {
+      gates.begin(snap.config(), snap.health(), sc.drill().shift().to(), sc.drill().id());
+    }
+    Pending p = sc.pending();
+    if (p != null && p.proposal() != null) {
+      gates.begin(snap.config(), snap.health(), p.proposal().targets(), GateEvaluator.epoch(p));
+    }
+  }
+
+  /**
+   * The gates an operator's confirmation of a proposed failover or failback is judged by: the
+   * targets' results since it was proposed (the recovery), never the outage before. Null when
+   * nothing is to be judged: a paused ramp's retried step and a ramp's next step are judged by
+   * their own gates over their own evidence.
+   */
+  GateResult confirmGates(String name) {
+    Snapshot snap = store.current();
+    ServiceConfig cfg = PlanProjection.services(snap.config()).get(name);
+    if (cfg == null) {
+      return null;
+    }
+    Pending p = writer.state().service(name).pending();
+    if (p == null || p.proposal() == null) {
+      return null;
+    }
+    return gates.evaluate(
+        snap.config(),
+        snap.health(),
+        p.proposal().targets(),
+        cfg.traffic().gates(),
+        GateEvaluator.epoch(p));
   }
 
   private Outcome drillStep(
@@ -103,7 +178,7 @@ final class ControllerSteps {
       return null;
     }
     GateResult g = results.get(d.id());
-    if (g != null && !g.passed()) {
+    if (g != null && g.failed()) {
       return transitions.endDrill(cs, name, cfg, now, "failed", g);
     }
     if (now >= d.endsMillis()) {
@@ -127,7 +202,7 @@ final class ControllerSteps {
     }
     Map<String, Object> evidence = new LinkedHashMap<>();
     boolean holds =
-        "start".equals(p.kind())
+        p.kind() == Pending.Kind.START
             ? p.proposal().shift().from().stream()
                 .allMatch(pool -> PoolHealth.down(config, traffic, health, pool, evidence))
             : p.proposal().shift().from().stream()
@@ -157,6 +232,9 @@ final class ControllerSteps {
     if (p == null || now < p.expiresMillis()) {
       return null;
     }
+    if (p.heldByFreeze() && (cs.frozen() || sc.frozen())) {
+      return null; // its timeout starts again at unfreeze
+    }
     if ("proceed".equals(cfg.traffic().onConfirmTimeout())) {
       if (cs.frozen() || sc.frozen()) {
         return null;
@@ -175,16 +253,16 @@ final class ControllerSteps {
     ControlState cs = writer.state();
     ServiceControl sc = cs.service(name);
     Ramp r = sc.ramp();
-    if (r == null || Ramp.PAUSED.equals(r.state())) {
+    if (r == null || r.state() == Ramp.State.PAUSED) {
       return null;
     }
-    GateResult g = results.get(r.id());
+    GateResult g = results.get(GateEvaluator.epoch(r));
     if (g == null) {
-      return null; // started after this tick's gates were measured
+      return null; // this step began after this tick's gates were measured
     }
-    if (!g.passed()) {
+    if (g.failed()) {
       int back = r.lastGood();
-      Ramp paused = r.at(back, now).withState(Ramp.PAUSED);
+      Ramp paused = r.at(back, now).withState(Ramp.State.PAUSED);
       paused =
           paused.withRecord(
               Switches.step(r.record(), "gate-failed", r.percent(back), now, g.measured()));
@@ -195,14 +273,31 @@ final class ControllerSteps {
       d.put("measured", g.measured());
       d.put("fromPercent", r.percent(r.index()));
       d.put("toPercent", r.percent(back));
+      // A paused ramp waits for a person: it is shown as pending until confirmed (retry the next
+      // step) or rejected (roll back), and never times out by itself.
+      Pending waiting =
+          Pending.of(
+              Pending.Kind.RESUME,
+              r.kind()
+                  + " paused at "
+                  + r.percent(back)
+                  + "% ("
+                  + g.failure()
+                  + "): confirm to retry, reject to roll back",
+              now,
+              Long.MAX_VALUE,
+              null);
       return new Outcome(
-          cs.withService(name, sc.withRamp(paused).withPending(null)),
+          cs.withService(name, sc.withRamp(paused).withPending(waiting)),
           "gate-failed",
           name,
           g.failure(),
           d);
     }
-    if (!Ramp.RUNNING.equals(r.state()) || now - r.stepSinceMillis() < r.windowMillis()) {
+    if (!g.passed()) {
+      return null; // not enough evidence since the step began: the step waits for it
+    }
+    if (r.state() != Ramp.State.RUNNING || now - r.stepSinceMillis() < r.windowMillis()) {
       return null;
     }
     Ramp good =
@@ -236,11 +331,11 @@ final class ControllerSteps {
           Map.of("ramp", r.id(), "gates", g.measured()));
     }
     if (r.confirmEachStep()) {
-      Ramp waiting = good.withState(Ramp.AWAITING_CONFIRM);
+      Ramp waiting = good.withState(Ramp.State.AWAITING_CONFIRM);
       double nextPct = r.percent(r.index() + 1);
       Pending p =
-          new Pending(
-              "step",
+          Pending.of(
+              Pending.Kind.STEP,
               "advance " + r.kind() + " to " + nextPct + "%",
               now,
               now + cfg.traffic().confirmTimeout().toMillis(),
@@ -277,11 +372,11 @@ final class ControllerSteps {
     if (sc.ramp() != null
         || sc.drill() != null
         || sc.pending() != null
-        || cs.frozen()
-        || sc.frozen()
         || now < sc.cooldownUntilMillis()) {
       return null;
     }
+    boolean frozen = cs.frozen() || sc.frozen();
+    Mode mode = Mode.of(tc.mode());
     List<String> pools = new ArrayList<>(PlanProjection.poolNames(cfg));
     Set<String> movedAway = new HashSet<>();
     for (Shift s : sc.shifts()) {
@@ -305,7 +400,7 @@ final class ControllerSteps {
       to.removeAll(movedAway);
       to.removeIf(cs.drained()::contains);
       String notice = "failover:" + newlyDown + "->" + to;
-      if (to.isEmpty() || "manual".equals(tc.mode())) {
+      if (to.isEmpty() || mode == Mode.MANUAL) {
         if (notice.equals(sc.notice())) {
           return null;
         }
@@ -321,61 +416,48 @@ final class ControllerSteps {
           Switches.start(
               "sw-" + id,
               name,
-              "failover",
+              Ramp.Kind.FAILOVER.trigger(),
               newlyDown,
               to,
               now,
               SwitchDetails.conditions(
                   store.current().config(),
                   tc,
+                  tc.steps(),
                   SwitchDetails.concat(newlyDown, to),
                   Map.of("verdicts", evidence)));
-      boolean confirm = "auto-with-confirm".equals(tc.mode());
-      boolean confirmSteps = confirm && "step".equals(tc.confirm());
+      boolean confirm = mode == Mode.AUTO_WITH_CONFIRM;
       Ramp r =
-          new Ramp(
+          Ramp.shift(
               "ramp-" + id,
-              "failover",
-              "failover",
+              Ramp.Kind.FAILOVER,
               new Shift("failover-" + id, newlyDown, to, 0),
-              null,
-              null,
               0,
               100,
               tc.steps(),
-              -1,
-              -1,
               now,
               tc.window().toMillis(),
-              Ramp.RUNNING,
-              confirmSteps,
+              confirm && "step".equals(tc.confirm()),
               rec);
       ControlState base = cs.withCounter(id);
       ServiceControl s2 = sc.withNotice(notice);
-      if (confirm) {
-        Pending p =
-            new Pending(
-                "start",
-                "fail over " + newlyDown + " to " + to,
-                now,
-                now + tc.confirmTimeout().toMillis(),
-                r);
-        return new Outcome(
-            base.withService(name, s2.withPending(p)),
-            "failover-proposed",
+      Map<String, Object> d = Map.of("down", newlyDown, "to", to, "verdicts", evidence);
+      String summary = "fail over " + newlyDown + " to " + to;
+      if (confirm || frozen) {
+        return propose(
+            base,
             name,
-            p.summary(),
-            Map.of("down", newlyDown, "to", to, "verdicts", evidence));
+            s2,
+            Pending.Kind.START,
+            summary,
+            r,
+            tc,
+            now,
+            frozen && !confirm,
+            "failover",
+            d);
       }
-      return transitions.startRamp(
-          base,
-          name,
-          cfg,
-          s2,
-          r,
-          now,
-          "failover-start",
-          Map.of("down", newlyDown, "to", to, "verdicts", evidence));
+      return transitions.startRamp(base, name, cfg, s2, r, now, "failover-start", d);
     }
     for (Shift s : sc.shifts()) {
       if (!s.id().startsWith("failover-") || s.percent() == 0) {
@@ -386,7 +468,7 @@ final class ControllerSteps {
         continue;
       }
       String notice = "failback:" + s.id();
-      if ("manual".equals(tc.mode())) {
+      if (mode == Mode.MANUAL) {
         if (notice.equals(sc.notice())) {
           return null;
         }
@@ -401,63 +483,99 @@ final class ControllerSteps {
           Switches.start(
               "sw-" + id,
               name,
-              "failback",
+              Ramp.Kind.FAILBACK.trigger(),
               s.to(),
               s.from(),
               now,
               SwitchDetails.conditions(
                   store.current().config(),
                   tc,
+                  tc.steps(),
                   SwitchDetails.concat(s.from(), s.to()),
                   Map.of("verdicts", upEvidence)));
-      boolean withConfirm = "auto-with-confirm".equals(tc.mode());
-      boolean confirmSteps = withConfirm && "step".equals(tc.confirm());
+      boolean withConfirm = mode == Mode.AUTO_WITH_CONFIRM;
       Ramp r =
-          new Ramp(
+          Ramp.shift(
               "ramp-" + id,
-              "failback",
-              "failback",
+              Ramp.Kind.FAILBACK,
               s,
-              null,
-              null,
               s.percent(),
               0,
               tc.steps(),
-              -1,
-              -1,
               now,
               tc.window().toMillis(),
-              Ramp.RUNNING,
-              confirmSteps,
+              withConfirm && "step".equals(tc.confirm()),
               rec);
       ControlState base = cs.withCounter(id);
       ServiceControl s2 = sc.withNotice(notice);
-      if (!tc.autoFailback() || withConfirm) {
-        Pending p =
-            new Pending(
-                "failback",
-                "fail back to " + s.from(),
-                now,
-                now + tc.confirmTimeout().toMillis(),
-                r);
-        return new Outcome(
-            base.withService(name, s2.withPending(p)),
-            "failback-proposed",
+      Map<String, Object> d = Map.of("shift", s.id(), "verdicts", upEvidence);
+      if (!tc.autoFailback() || withConfirm || frozen) {
+        return propose(
+            base,
             name,
-            p.summary(),
-            Map.of("shift", s.id(), "verdicts", upEvidence));
+            s2,
+            Pending.Kind.FAILBACK,
+            "fail back to " + s.from(),
+            r,
+            tc,
+            now,
+            frozen && tc.autoFailback() && !withConfirm,
+            "failback",
+            d);
       }
       ServiceControl without = s2.withShifts(sc.shifts().stream().filter(x -> x != s).toList());
-      return transitions.startRamp(
-          base,
-          name,
-          cfg,
-          without,
-          r,
-          now,
-          "failback-start",
-          Map.of("shift", s.id(), "verdicts", upEvidence));
+      return transitions.startRamp(base, name, cfg, without, r, now, "failback-start", d);
     }
     return null;
+  }
+
+  /**
+   * A failover or failback that waits for an operator: proposed (auto-with-confirm, or a failback
+   * without autoFailback), or held because the service is frozen when the controller would have
+   * started it itself. Either way it is audited once and shown as pending until confirmed, rejected
+   * or withdrawn; a held one is never started by the unfreeze alone.
+   */
+  private static Outcome propose(
+      ControlState cs,
+      String name,
+      ServiceControl sc,
+      Pending.Kind kind,
+      String summary,
+      Ramp r,
+      TrafficConfig tc,
+      long now,
+      boolean held,
+      String what,
+      Map<String, Object> details) {
+    long expires = now + tc.confirmTimeout().toMillis();
+    Pending p =
+        held
+            ? new Pending(kind, summary + " (held by freeze)", now, expires, r, true)
+            : Pending.of(kind, summary, now, expires, r);
+    Map<String, Object> d = new LinkedHashMap<>(details);
+    if (held) {
+      d.put("heldByFreeze", true);
+    }
+    return new Outcome(
+        cs.withService(name, sc.withPending(p)),
+        what + (held ? "-held" : "-proposed"),
+        name,
+        p.summary(),
+        d);
+  }
+
+  /** The service's traffic mode as the controller acts on it. */
+  enum Mode {
+    AUTO,
+    AUTO_WITH_CONFIRM,
+    MANUAL;
+
+    static Mode of(String configured) {
+      return switch (configured) {
+        case "manual" -> MANUAL;
+        case "auto-with-confirm" -> AUTO_WITH_CONFIRM;
+        default -> AUTO;
+      };
+    }
   }
 }

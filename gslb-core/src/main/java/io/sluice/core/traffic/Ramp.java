@@ -1,5 +1,7 @@
 package io.sluice.core.traffic;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import io.sluice.core.control.SwitchRecord;
 import io.sluice.core.state.Shift;
 import java.util.ArrayList;
@@ -13,12 +15,13 @@ import java.util.Set;
  * A stepwise move in progress: either a {@link Shift} taken from {@code startPercent} to {@code
  * endPercent}, or weights taken from {@code fromWeights} to {@code toWeights}, along {@code steps}
  * (progress percentages ending at 100). {@code index} is the step in effect (-1: none yet), {@code
- * lastGood} the last step whose window passed with its gates holding. {@code state} is {@code
- * running}, {@code awaiting-confirm} or {@code paused} (after a gate failure).
+ * lastGood} the last step whose window passed with its gates holding. Built with {@link #weights}
+ * or {@link #shift}; the JSON names of {@link Kind} and {@link State} are part of the persisted
+ * state and of the API.
  */
 public record Ramp(
     String id,
-    String kind,
+    Kind kind,
     String trigger,
     Shift shift,
     Map<String, Integer> fromWeights,
@@ -30,18 +33,145 @@ public record Ramp(
     int lastGood,
     long stepSinceMillis,
     long windowMillis,
-    String state,
+    State state,
     boolean confirmEachStep,
     SwitchRecord record) {
 
-  public static final String RUNNING = "running";
-  public static final String AWAITING_CONFIRM = "awaiting-confirm";
-  public static final String PAUSED = "paused";
+  /** What a ramp moves, and the switch-record trigger it is recorded under. */
+  public enum Kind implements WireName {
+    WEIGHTS("weights", "weights"),
+    MOVE("move", "maintenance"),
+    FAILOVER("failover", "failover"),
+    FAILBACK("failback", "failback");
+
+    private final String wire;
+    private final String trigger;
+
+    Kind(String wire, String trigger) {
+      this.wire = wire;
+      this.trigger = trigger;
+    }
+
+    @Override
+    @JsonValue
+    public String wire() {
+      return wire;
+    }
+
+    /** The trigger of the switch records of this kind of ramp. */
+    public String trigger() {
+      return trigger;
+    }
+
+    @JsonCreator
+    static Kind of(String wire) {
+      return WireName.parse(values(), wire, "ramp kind");
+    }
+
+    @Override
+    public String toString() {
+      return wire;
+    }
+  }
+
+  /**
+   * Where a ramp stands: advancing, waiting for an operator's confirmation of its next step, or
+   * paused after a gate failure until an operator confirms (retry) or rolls back.
+   */
+  public enum State implements WireName {
+    RUNNING("running"),
+    AWAITING_CONFIRM("awaiting-confirm"),
+    PAUSED("paused");
+
+    private final String wire;
+
+    State(String wire) {
+      this.wire = wire;
+    }
+
+    @Override
+    @JsonValue
+    public String wire() {
+      return wire;
+    }
+
+    @JsonCreator
+    static State of(String wire) {
+      return WireName.parse(values(), wire, "ramp state");
+    }
+
+    @Override
+    public String toString() {
+      return wire;
+    }
+  }
 
   public Ramp {
     fromWeights = fromWeights == null ? null : Map.copyOf(fromWeights);
     toWeights = toWeights == null ? null : Map.copyOf(toWeights);
     steps = List.copyOf(steps);
+  }
+
+  /** A ramp of weights from {@code from} to {@code to}, not yet at its first step. */
+  static Ramp weights(
+      String id,
+      Map<String, Integer> from,
+      Map<String, Integer> to,
+      List<Integer> steps,
+      long now,
+      long windowMillis,
+      SwitchRecord record) {
+    return new Ramp(
+        id,
+        Kind.WEIGHTS,
+        Kind.WEIGHTS.trigger(),
+        null,
+        from,
+        to,
+        0,
+        100,
+        steps,
+        -1,
+        -1,
+        now,
+        windowMillis,
+        State.RUNNING,
+        false,
+        record);
+  }
+
+  /**
+   * A ramp taking {@code shift} from {@code startPercent} to {@code endPercent}, not yet at its
+   * first step; {@code confirmEachStep} asks an operator before every step after the first.
+   */
+  static Ramp shift(
+      String id,
+      Kind kind,
+      Shift shift,
+      double startPercent,
+      double endPercent,
+      List<Integer> steps,
+      long now,
+      long windowMillis,
+      boolean confirmEachStep,
+      SwitchRecord record) {
+    return new Ramp(
+        id,
+        kind,
+        kind.trigger(),
+        shift,
+        null,
+        null,
+        startPercent,
+        endPercent,
+        steps,
+        -1,
+        -1,
+        now,
+        windowMillis,
+        State.RUNNING,
+        confirmEachStep,
+        record);
   }
 
   /** Progress (0..100) at step {@code i}; step -1 is the start. */
@@ -141,7 +271,7 @@ public record Ramp(
         record);
   }
 
-  Ramp withState(String s) {
+  Ramp withState(State s) {
     return new Ramp(
         id,
         kind,

@@ -13,9 +13,9 @@ final class StatusMaps {
     }
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("id", r.id());
-    m.put("kind", r.kind());
+    m.put("kind", r.kind().wire());
     m.put("trigger", r.trigger());
-    m.put("state", r.state());
+    m.put("state", r.state().wire());
     if (r.shift() != null) {
       m.put("from", r.shift().from());
       m.put("to", r.shift().to());
@@ -54,10 +54,15 @@ final class StatusMaps {
       return null;
     }
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("kind", p.kind());
+    m.put("kind", p.kind().wire());
     m.put("summary", p.summary());
     m.put("sinceMillis", p.sinceMillis());
-    m.put("expiresMillis", p.expiresMillis());
+    if (p.expiresMillis() != Long.MAX_VALUE) {
+      m.put("expiresMillis", p.expiresMillis());
+    }
+    if (p.heldByFreeze()) {
+      m.put("heldByFreeze", true);
+    }
     return m;
   }
 }

@@ -19,10 +19,15 @@ final class SwitchDetails {
     return out;
   }
 
-  /** What a switch record keeps of its conditions: mode, steps, window, gates, regions touched. */
+  /**
+   * What a switch record keeps of its conditions: mode, the steps the ramp really takes (an
+   * operator's own steps, else the configured ones; null for a drill, which has none), window,
+   * gates, regions touched.
+   */
   static Map<String, Object> conditions(
       SluiceConfig config,
       TrafficConfig tc,
+      List<Integer> steps,
       java.util.Collection<String> pools,
       Map<String, Object> extra) {
     Map<String, Object> d = new LinkedHashMap<>(extra);
@@ -35,11 +40,14 @@ final class SwitchDetails {
     }
     d.put("affectedRegions", List.copyOf(regions));
     d.put("mode", tc.mode());
-    d.put("steps", tc.steps());
+    if (steps != null) {
+      d.put("steps", List.copyOf(steps));
+    }
     d.put("windowMillis", tc.window().toMillis());
     Map<String, Object> g = new LinkedHashMap<>();
     g.put("requireUp", tc.gates().requireUp());
     g.put("maxErrorRate", tc.gates().maxErrorRate());
+    g.put("minResults", tc.gates().minResults());
     if (tc.gates().maxP99Millis() != null) {
       g.put("maxP99Millis", tc.gates().maxP99Millis());
     }

@@ -68,6 +68,10 @@ public final class TrafficController implements ControlPlane {
     this.steps =
         new ControllerSteps(
             store, writer, transitions, new GateEvaluator(external), metrics, ticker);
+    // After a restart the gates of a step in progress count the evidence from now on.
+    for (String name : writer.state().services().keySet()) {
+      steps.beginEvidence(name);
+    }
   }
 
   /** The durable state now in effect. */
@@ -86,29 +90,14 @@ public final class TrafficController implements ControlPlane {
       String reason,
       String requestId)
       throws CommandRejectedException {
-    return writer.command(
+    return command(
         actor,
         reason,
         requestId,
         (cs, now) -> {
           String name = serviceName(service);
           ServiceConfig cfg = serviceConfig(name);
-          if (weights == null || weights.isEmpty()) {
-            throw CommandRejectedException.invalid(
-                "weights", "at least one pool weight is required");
-          }
-          Set<String> pools = PlanProjection.poolNames(cfg);
-          for (Map.Entry<String, Integer> e : weights.entrySet()) {
-            String f = "weights." + e.getKey();
-            if (!pools.contains(e.getKey())) {
-              throw CommandRejectedException.invalid(
-                  f,
-                  "pool '" + e.getKey() + "' is not a pool of " + name + " (pools: " + pools + ")");
-            }
-            if (e.getValue() == null || e.getValue() < 0 || e.getValue() > 65535) {
-              throw CommandRejectedException.invalid(f, "must be 0..65535, was " + e.getValue());
-            }
-          }
+          CommandRules.weights(name, PlanProjection.poolNames(cfg), weights);
           ServiceControl sc = cs.service(name);
           Map<String, Integer> current = effectiveWeights(sc, cfg);
           Map<String, Integer> target = new HashMap<>(current);
@@ -127,6 +116,11 @@ public final class TrafficController implements ControlPlane {
             if (!sc.shifting()) {
               next = next.markStable(cs.revision() + 1);
             }
+            if (!target.equals(current)) {
+              // Answers change at once: the very first of them carries the short TTL, in the same
+              // published state, so clients pick the change up quickly.
+              next = Transitions.endShift(Transitions.beginShift(next, now), cfg, now);
+            }
             return new Outcome(cs.withService(name, next), "set-weights", name, "weights set", d);
           }
           if (sc.ramp() != null || sc.drill() != null) {
@@ -139,33 +133,19 @@ public final class TrafficController implements ControlPlane {
               Switches.start(
                   "sw-" + id,
                   name,
-                  "weights",
+                  Ramp.Kind.WEIGHTS.trigger(),
                   List.copyOf(current.keySet()),
                   List.copyOf(weights.keySet()),
                   now,
                   SwitchDetails.conditions(
                       store.current().config(),
                       tc,
+                      tc.steps(),
                       current.keySet(),
                       Map.of("fromWeights", current, "toWeights", target)));
           Ramp r =
-              new Ramp(
-                  "ramp-" + id,
-                  "weights",
-                  "weights",
-                  null,
-                  current,
-                  target,
-                  0,
-                  100,
-                  tc.steps(),
-                  -1,
-                  -1,
-                  now,
-                  tc.window().toMillis(),
-                  Ramp.RUNNING,
-                  false,
-                  rec);
+              Ramp.weights(
+                  "ramp-" + id, current, target, tc.steps(), now, tc.window().toMillis(), rec);
           return transitions.startRamp(
               cs.withCounter(id), name, cfg, sc.withPending(null), r, now, "ramp-start", d);
         });
@@ -195,30 +175,23 @@ public final class TrafficController implements ControlPlane {
       String reason,
       String requestId)
       throws CommandRejectedException {
-    return writer.command(
+    return command(
         actor,
         reason,
         requestId,
         (cs, now) -> {
           String name = serviceName(service);
           ServiceConfig cfg = serviceConfig(name);
-          Set<String> pools = PlanProjection.poolNames(cfg);
-          CommandChecks.pools("from", from, pools, name);
-          CommandChecks.pools("to", to, pools, name);
-          for (int i = 0; i < to.size(); i++) {
-            if (from.contains(to.get(i))) {
-              throw CommandRejectedException.invalid(
-                  "to[" + i + "]", "pool '" + to.get(i) + "' is also in from");
-            }
-          }
-          List<Integer> st = steps == null || steps.isEmpty() ? cfg.traffic().steps() : steps;
-          CommandChecks.steps(st);
           SluiceConfig config = store.current().config();
-          if (region != null && !config.regions().containsKey(region)) {
-            throw CommandRejectedException.invalid(
-                "region",
-                "unknown region '" + region + "' (known: " + config.regions().keySet() + ")");
-          }
+          CommandRules.move(
+              name,
+              PlanProjection.poolNames(cfg),
+              config.regions().keySet(),
+              from,
+              to,
+              steps,
+              region);
+          List<Integer> st = steps == null || steps.isEmpty() ? cfg.traffic().steps() : steps;
           ServiceControl sc = cs.service(name);
           if (sc.ramp() != null || sc.drill() != null) {
             throw CommandRejectedException.conflict(
@@ -243,13 +216,14 @@ public final class TrafficController implements ControlPlane {
               Switches.start(
                   "sw-" + id,
                   name,
-                  "maintenance",
+                  Ramp.Kind.MOVE.trigger(),
                   from,
                   to,
                   now,
                   SwitchDetails.conditions(
                       config,
                       tc,
+                      st,
                       SwitchDetails.concat(from, to),
                       region == null ? Map.of() : Map.of("clientRegion", region)));
           Ramp r;
@@ -258,40 +232,28 @@ public final class TrafficController implements ControlPlane {
             Shift rs = reverse;
             base = base.withShifts(sc.shifts().stream().filter(s -> s != rs).toList());
             r =
-                new Ramp(
+                Ramp.shift(
                     "ramp-" + id,
-                    "move",
-                    "maintenance",
+                    Ramp.Kind.MOVE,
                     reverse,
-                    null,
-                    null,
                     reverse.percent(),
                     0,
                     st,
-                    -1,
-                    -1,
                     now,
                     tc.window().toMillis(),
-                    Ramp.RUNNING,
                     false,
                     rec);
           } else {
             r =
-                new Ramp(
+                Ramp.shift(
                     "ramp-" + id,
-                    "move",
-                    "maintenance",
+                    Ramp.Kind.MOVE,
                     new Shift("move-" + id, from, to, 0, region),
-                    null,
-                    null,
                     0,
                     100,
                     st,
-                    -1,
-                    -1,
                     now,
                     tc.window().toMillis(),
-                    Ramp.RUNNING,
                     false,
                     rec);
           }
@@ -312,7 +274,7 @@ public final class TrafficController implements ControlPlane {
   @Override
   public CommandResult abortMove(Actor actor, String service, String reason, String requestId)
       throws CommandRejectedException {
-    return writer.command(
+    return command(
         actor,
         reason,
         requestId,
@@ -326,15 +288,19 @@ public final class TrafficController implements ControlPlane {
           Ramp r = sc.ramp();
           SwitchRecord rec = Switches.step(r.record(), "aborted", r.percent(r.index()), now, null);
           rec = Switches.finish(rec, "aborted", now, Map.of());
+          // The held step stays in effect but is not stable: a rollback after the abort returns
+          // to the plan before the move.
           ServiceControl next = Transitions.settle(sc, r).withPending(null);
           next =
-              Transitions.endShift(next.markStable(cs.revision() + 1), cfg, now)
+              Transitions.endShift(next, cfg, now)
                   .withCooldownUntil(now + cfg.traffic().cooldown().toMillis());
           return new Outcome(
               cs.withService(name, next),
               "move-abort",
               name,
-              "ramp aborted at " + r.percent(r.index()) + "%",
+              "ramp aborted at "
+                  + r.percent(r.index())
+                  + "%; the step is held, roll back to return to the plan before it",
               Map.of("ramp", r.id()),
               List.of(rec));
         });
@@ -343,7 +309,7 @@ public final class TrafficController implements ControlPlane {
   @Override
   public CommandResult rollback(Actor actor, String service, String reason, String requestId)
       throws CommandRejectedException {
-    return writer.command(
+    return command(
         actor,
         reason,
         requestId,
@@ -403,7 +369,7 @@ public final class TrafficController implements ControlPlane {
   public CommandResult freeze(
       Actor actor, String service, boolean frozen, String reason, String requestId)
       throws CommandRejectedException {
-    return writer.command(
+    return command(
         actor,
         reason,
         requestId,
@@ -414,8 +380,21 @@ public final class TrafficController implements ControlPlane {
               return new Outcome(
                   cs, action, null, "already " + (frozen ? "frozen" : "unfrozen"), Map.of());
             }
+            ControlState next = cs.withFrozen(frozen);
+            List<String> held = new ArrayList<>();
+            if (!frozen) {
+              for (String name : PlanProjection.services(store.current().config()).keySet()) {
+                next = releaseHeld(next, name, now, held);
+              }
+            }
             return new Outcome(
-                cs.withFrozen(frozen), action, null, "global " + action, Map.of("scope", "global"));
+                next,
+                action,
+                null,
+                "global " + action + heldNote(held),
+                held.isEmpty()
+                    ? Map.of("scope", "global")
+                    : Map.of("scope", "global", "held", held));
           }
           String name = serviceName(service);
           serviceConfig(name);
@@ -424,12 +403,19 @@ public final class TrafficController implements ControlPlane {
             return new Outcome(
                 cs, action, name, "already " + (frozen ? "frozen" : "unfrozen"), Map.of());
           }
+          ControlState next = cs.withService(name, sc.withFrozen(frozen));
+          List<String> held = new ArrayList<>();
+          if (!frozen) {
+            next = releaseHeld(next, name, now, held);
+          }
           return new Outcome(
-              cs.withService(name, sc.withFrozen(frozen)),
+              next,
               action,
               name,
-              name + " " + action,
-              Map.of("scope", "service"));
+              name + " " + action + heldNote(held),
+              held.isEmpty()
+                  ? Map.of("scope", "service")
+                  : Map.of("scope", "service", "held", held));
         });
   }
 
@@ -437,7 +423,20 @@ public final class TrafficController implements ControlPlane {
   public CommandResult confirm(
       Actor actor, String service, boolean accept, String reason, String requestId)
       throws CommandRejectedException {
-    return writer.command(
+    if (accept && service != null && !service.isBlank()) {
+      // Judged before the writer lock is taken (an external gate may call out over HTTP): a
+      // confirmed failover or failback whose gates fail on the evidence since it was proposed
+      // changes nothing and tells the caller why.
+      GateResult g = steps.confirmGates(serviceNameOrRaw(service));
+      if (g != null && g.failed()) {
+        throw CommandRejectedException.conflict(
+            serviceNameOrRaw(service)
+                + ": not confirmed, a gate fails: "
+                + g.failure()
+                + " (nothing changed; reject or roll back, or confirm again once it holds)");
+      }
+    }
+    return command(
         actor,
         reason,
         requestId,
@@ -445,7 +444,7 @@ public final class TrafficController implements ControlPlane {
           String name = serviceName(service);
           ServiceConfig cfg = serviceConfig(name);
           ServiceControl sc = cs.service(name);
-          boolean paused = sc.ramp() != null && Ramp.PAUSED.equals(sc.ramp().state());
+          boolean paused = sc.ramp() != null && sc.ramp().state() == Ramp.State.PAUSED;
           if (sc.pending() == null && !paused) {
             throw CommandRejectedException.conflict(name + " has nothing waiting for confirmation");
           }
@@ -465,7 +464,7 @@ public final class TrafficController implements ControlPlane {
       String reason,
       String requestId)
       throws CommandRejectedException {
-    return writer.command(
+    return command(
         actor,
         reason,
         requestId,
@@ -473,21 +472,10 @@ public final class TrafficController implements ControlPlane {
           String name = serviceName(service);
           ServiceConfig cfg = serviceConfig(name);
           Set<String> pools = PlanProjection.poolNames(cfg);
-          CommandChecks.pools("to", to, pools, name);
-          double pct = percent == 0 ? 5 : percent;
-          if (Double.isNaN(pct) || pct <= 0 || pct > 50) {
-            throw CommandRejectedException.invalid(
-                "percent", "must be above 0 and at most 50, was " + percent);
-          }
-          if (seconds < 1 || seconds > 86_400) {
-            throw CommandRejectedException.invalid("seconds", "must be 1..86400, was " + seconds);
-          }
+          CommandRules.drill(name, pools, to, percent, seconds);
+          double pct = percent;
           List<String> from = new ArrayList<>(pools);
           from.removeAll(to);
-          if (from.isEmpty()) {
-            throw CommandRejectedException.invalid(
-                "to", "a drill needs at least one pool of " + name + " left outside 'to'");
-          }
           ServiceControl sc = cs.service(name);
           if (sc.ramp() != null || sc.drill() != null) {
             throw CommandRejectedException.conflict(
@@ -505,6 +493,7 @@ public final class TrafficController implements ControlPlane {
                   SwitchDetails.conditions(
                       store.current().config(),
                       cfg.traffic(),
+                      null,
                       SwitchDetails.concat(from, to),
                       Map.of("timeBoxSeconds", seconds)));
           rec = Switches.step(rec, "step", pct, now, null);
@@ -528,7 +517,7 @@ public final class TrafficController implements ControlPlane {
   @Override
   public CommandResult stopDrill(Actor actor, String service, String reason, String requestId)
       throws CommandRejectedException {
-    return writer.command(
+    return command(
         actor,
         reason,
         requestId,
@@ -546,7 +535,7 @@ public final class TrafficController implements ControlPlane {
   public CommandResult drain(
       Actor actor, String target, boolean drained, String reason, String requestId)
       throws CommandRejectedException {
-    return writer.command(
+    return command(
         actor,
         reason,
         requestId,
@@ -583,6 +572,28 @@ public final class TrafficController implements ControlPlane {
           return new Outcome(
               cs.withDrained(set), action, null, action + " " + target, Map.of("target", target));
         });
+  }
+
+  /**
+   * Unfreezing never starts what the freeze held back: a held failover or failback stays pending
+   * and waits for confirmation; its confirm timeout starts now. Adds it to {@code held}.
+   */
+  private ControlState releaseHeld(ControlState cs, String name, long now, List<String> held)
+      throws CommandRejectedException {
+    ServiceControl sc = cs.service(name);
+    Pending p = sc.pending();
+    if (p == null || !p.heldByFreeze() || cs.frozen() || sc.frozen()) {
+      return cs;
+    }
+    held.add(name + ": " + p.summary());
+    long timeout = serviceConfig(name).traffic().confirmTimeout().toMillis();
+    return cs.withService(name, sc.withPending(p.restartedAt(now, timeout)));
+  }
+
+  private static String heldNote(List<String> held) {
+    return held.isEmpty()
+        ? ""
+        : "; held by the freeze, waiting for confirm or reject: " + String.join("; ", held);
   }
 
   // ---------------------------------------------------------------- queries
@@ -649,6 +660,18 @@ public final class TrafficController implements ControlPlane {
   }
 
   // ---------------------------------------------------------------- helpers
+
+  /** Runs an operator command; what it began counts its gate evidence from this moment. */
+  private CommandResult command(Actor actor, String reason, String requestId, StateWriter.Command c)
+      throws CommandRejectedException {
+    CommandResult r = writer.command(actor, reason, requestId, c);
+    if (r.changed()) {
+      for (String name : writer.state().services().keySet()) {
+        steps.beginEvidence(name);
+      }
+    }
+    return r;
+  }
 
   private String serviceName(String service) throws CommandRejectedException {
     if (service == null || service.isBlank()) {

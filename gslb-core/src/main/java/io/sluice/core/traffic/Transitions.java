@@ -51,7 +51,7 @@ final class Transitions {
       long now,
       String action,
       Map<String, Object> gateValues) {
-    Ramp next = r.at(r.index() + 1, now).withState(Ramp.RUNNING);
+    Ramp next = r.at(r.index() + 1, now).withState(Ramp.State.RUNNING);
     next = next.withRecord(Switches.step(r.record(), "step", r.percent(r.index() + 1), now, null));
     metrics.rampStep(name, r.percent(r.index() + 1));
     Map<String, Object> d = new LinkedHashMap<>();
@@ -74,7 +74,7 @@ final class Transitions {
     if (p != null && p.proposal() != null) {
       Ramp r = p.proposal().at(-1, now);
       ServiceControl base = sc.withPending(null);
-      if ("failback".equals(p.kind())) {
+      if (p.kind() == Pending.Kind.FAILBACK) {
         base =
             base.withShifts(
                 sc.shifts().stream().filter(s -> !s.id().equals(r.shift().id())).toList());
@@ -84,7 +84,7 @@ final class Transitions {
     Ramp r = sc.ramp();
     if (r.lastStep()) {
       return new Outcome(
-          cs.withService(name, sc.withRamp(r.withState(Ramp.RUNNING)).withPending(null)),
+          cs.withService(name, sc.withRamp(r.withState(Ramp.State.RUNNING)).withPending(null)),
           "confirm",
           name,
           "ramp resumed",

@@ -44,13 +44,13 @@ class TrafficControllerTest {
     return Duration.ofSeconds(seconds);
   }
 
-  private static List<AuditEvent> events(TrafficFixture f, String action) {
+  static List<AuditEvent> events(TrafficFixture f, String action) {
     return f.controller().audit(new AuditQuery(null, null, null, null, 0, 1000)).stream()
         .filter(e -> e.action().equals(action))
         .toList();
   }
 
-  private static ServiceStatus status(TrafficFixture f) {
+  static ServiceStatus status(TrafficFixture f) {
     return f.controller().status().stream().filter(x -> x.service().equals(APP)).findFirst().get();
   }
 
@@ -164,8 +164,14 @@ class TrafficControllerTest {
 
       f.health("standby", Verdict.UP, 0.4, 20);
       f.tickAfter(s(5));
+      assertEquals(30.0, f.shiftPercent("failover"), "5 results are too few to judge");
+      f.tickAfter(s(5));
       assertEquals(10.0, f.shiftPercent("failover"), "back to the last step whose gates held");
       assertEquals("paused", status(f).ramp().get("state"));
+      assertEquals("resume", status(f).pending().get("kind"), "a paused ramp waits for a person");
+      assertTrue(
+          status(f).pending().get("summary").toString().contains("error rate 0.4 above 0.1"),
+          status(f).pending().toString());
       f.tickAfter(s(120));
       assertEquals(10.0, f.shiftPercent("failover"), "a paused ramp does not advance");
 
@@ -201,6 +207,8 @@ class TrafficControllerTest {
 
       f.controller().freeze(ALICE, null, false, "done", null);
       f.tickAfter(s(1));
+      assertTrue(f.plan().shifts().isEmpty(), "what the freeze held waits for confirmation");
+      f.controller().confirm(ALICE, APP, true, "go", null);
       assertEquals(10.0, f.shiftPercent("failover"));
 
       f.controller().freeze(ALICE, APP, true, "hold here", null);
@@ -295,7 +303,7 @@ class TrafficControllerTest {
     }
   }
 
-  private static void completeFailover(TrafficFixture f) {
+  static void completeFailover(TrafficFixture f) {
     f.allUp();
     f.health("primary", Verdict.DOWN);
     f.tickAfter(s(1));
@@ -432,7 +440,7 @@ class TrafficControllerTest {
   void drillRestoresItselfAndRecordsTheResult() throws Exception {
     try (TrafficFixture f = new TrafficFixture(dir, RAMP)) {
       f.allUp();
-      f.controller().startDrill(ALICE, APP, List.of("spare"), 0, 120, "quarterly drill", null);
+      f.controller().startDrill(ALICE, APP, List.of("spare"), 5, 120, "quarterly drill", null);
       Shift d = f.plan().shifts().get(0);
       assertEquals(5.0, d.percent(), "the default drill share is 5%");
       assertEquals(List.of("primary", "standby"), d.from());

@@ -30,6 +30,10 @@ final class TrafficFixture implements AutoCloseable {
   final Path dir;
   final RecordingMetrics metrics = new RecordingMetrics();
   final ExternalMetric external;
+
+  /** Per pool, the share of new check results that fail, when it differs from the error rate. */
+  final Map<String, Double> failing = new ConcurrentHashMap<>();
+
   TrafficSystem system;
 
   /** Metrics that remember the last value per service. */
@@ -118,12 +122,58 @@ final class TrafficFixture implements AutoCloseable {
   void health(String pool, Verdict v, double errorRate, double p99) {
     Map<String, EndpointHealth> m = new HashMap<>();
     for (String ep : pool.equals("primary") ? List.of("a", "b") : List.of("a")) {
+      EndpointHealth old = store.current().health().get(pool + "/" + ep);
       m.put(
           pool + "/" + ep,
           new EndpointHealth(
-              v, ticker.currentTimeMillis(), "test", false, Double.NaN, p99, errorRate));
+              v,
+              ticker.currentTimeMillis(),
+              "test",
+              false,
+              Double.NaN,
+              p99,
+              errorRate,
+              old.results(),
+              old.failures()));
     }
     store.update(s -> s.withHealth(s.health().withAll(m)));
+  }
+
+  /**
+   * Stands in for the probes: every endpoint with a verdict gets one check result per second of
+   * {@code d}, all failing while it is down, otherwise failing at its pool's {@link #failing} rate
+   * or else its current error rate.
+   */
+  void probe(Duration d) {
+    long n = d.toSeconds();
+    if (n <= 0) {
+      return;
+    }
+    store.update(
+        s -> {
+          Map<String, EndpointHealth> m = new HashMap<>();
+          for (String key : List.of("primary/a", "primary/b", "standby/a", "spare/a")) {
+            EndpointHealth h = s.health().get(key);
+            if (h.verdict() == Verdict.UNKNOWN) {
+              continue;
+            }
+            double rate = failing.getOrDefault(key.substring(0, key.indexOf('/')), h.errorRate());
+            long failed = h.verdict() == Verdict.DOWN ? n : Math.round(n * rate);
+            m.put(
+                key,
+                new EndpointHealth(
+                    h.verdict(),
+                    h.sinceMillis(),
+                    h.reason(),
+                    h.stale(),
+                    h.rttP50Millis(),
+                    h.rttP99Millis(),
+                    h.errorRate(),
+                    h.results() + n,
+                    h.failures() + failed));
+          }
+          return m.isEmpty() ? s : s.withHealth(s.health().withAll(m));
+        });
   }
 
   void allUp() {
@@ -132,9 +182,10 @@ final class TrafficFixture implements AutoCloseable {
     health("spare", Verdict.UP);
   }
 
-  /** Advances the clock and runs one controller step. */
+  /** Advances the clock (the probes report one result a second) and runs one controller step. */
   void tickAfter(Duration d) {
     ticker.advance(d);
+    probe(d);
     controller().tick();
   }
 

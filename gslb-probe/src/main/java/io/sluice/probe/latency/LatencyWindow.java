@@ -15,6 +15,8 @@ public final class LatencyWindow {
   private final boolean[] ok = new boolean[SIZE];
   private int next;
   private int count;
+  private long results;
+  private long failures;
 
   /** Adds one result. */
   public void add(boolean passed, double rttMillis) {
@@ -22,6 +24,20 @@ public final class LatencyWindow {
     ok[next] = passed;
     next = (next + 1) % SIZE;
     count = Math.min(count + 1, SIZE);
+    results++;
+    if (!passed) {
+      failures++;
+    }
+  }
+
+  /** Every result added so far, not only those in the window. */
+  public long results() {
+    return results;
+  }
+
+  /** Every failed result added so far. */
+  public long failures() {
+    return failures;
   }
 
   /** The {@code q}-quantile (0..1) of passing round trips in ms, NaN when none passed. */
