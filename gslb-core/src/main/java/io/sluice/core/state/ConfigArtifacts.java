@@ -26,11 +26,6 @@ public final class ConfigArtifacts {
     return type.cast(parts.get(type));
   }
 
-  /** How many artifacts there are. */
-  public int size() {
-    return parts.size();
-  }
-
   /** A builder, filled by the {@link ConfigCompiler}s of one reload. */
   public static Builder builder() {
     return new Builder();
@@ -51,11 +46,7 @@ public final class ConfigArtifacts {
       return this;
     }
 
-    /** The artifact of {@code type} built so far, or null. */
-    public <T> T get(Class<T> type) {
-      return type.cast(parts.get(type));
-    }
-
+    /** The artifacts added so far, as an immutable set. */
     public ConfigArtifacts build() {
       return new ConfigArtifacts(Map.copyOf(parts));
     }
