@@ -270,16 +270,18 @@ public final class Responder {
           }
           int type = family == AddressFamily.V6 ? Type.AAAA : Type.A;
           long ttl = Math.max(0, Math.min(d.ttl(), Integer.MAX_VALUE));
-          byte[] rrs = AnswerEncoder.addresses(v.owner(), type, ttl, d.addresses());
-          if (rrs.length == 0) {
+          // Written in place and taken back when it does not fit: no per-query RRset copy.
+          int mark = out.current();
+          int n = AnswerEncoder.addresses(out, v.owner(), type, ttl, d.addresses());
+          if (n == 0) {
             continue;
           }
-          fits = out.current() + rrs.length <= room;
+          fits = out.current() <= room;
           if (!fits) {
+            out.jump(mark);
             break;
           }
-          out.writeByteArray(rrs);
-          count += rrs.length / (v.owner().length + 10 + (type == Type.AAAA ? 16 : 4));
+          count += n;
           scope = Math.max(scope, d.scopePrefix());
         }
       }
