@@ -114,16 +114,20 @@ final class AnswerEncoder {
     return a.getType() == b.getType() && a.getName().equals(b.getName());
   }
 
-  /** A or AAAA records of {@code owner} (encoded) for planner addresses of length 4 or 16. */
-  static byte[] addresses(byte[] owner, int type, long ttl, List<byte[]> addresses) {
+  /**
+   * Writes to {@code out} the A or AAAA records of {@code owner} (encoded) for the planner
+   * addresses of length 4 or 16; returns how many.
+   */
+  static int addresses(DNSOutput out, byte[] owner, int type, long ttl, List<byte[]> addresses) {
     int want = type == Type.AAAA ? 16 : 4;
-    DNSOutput out = new DNSOutput();
+    int count = 0;
     for (byte[] a : addresses) {
       if (a.length == want) {
         writeRecord(out, owner, type, DClass.IN, ttl, a);
+        count++;
       }
     }
-    return out.toByteArray();
+    return count;
   }
 
   private static byte[] rrset(byte[] owner, List<Record> records) {

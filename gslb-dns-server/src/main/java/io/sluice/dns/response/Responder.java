@@ -16,6 +16,7 @@ import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xbill.DNS.AAAARecord;
@@ -269,16 +270,18 @@ public final class Responder {
           }
           int type = family == AddressFamily.V6 ? Type.AAAA : Type.A;
           long ttl = Math.max(0, Math.min(d.ttl(), Integer.MAX_VALUE));
-          byte[] rrs = AnswerEncoder.addresses(v.owner(), type, ttl, d.addresses());
-          if (rrs.length == 0) {
+          // Written in place and taken back when it does not fit: no per-query RRset copy.
+          int mark = out.current();
+          int n = AnswerEncoder.addresses(out, v.owner(), type, ttl, d.addresses());
+          if (n == 0) {
             continue;
           }
-          fits = out.current() + rrs.length <= room;
+          fits = out.current() <= room;
           if (!fits) {
+            out.jump(mark);
             break;
           }
-          out.writeByteArray(rrs);
-          count += rrs.length / (v.owner().length + 10 + (type == Type.AAAA ? 16 : 4));
+          count += n;
           scope = Math.max(scope, d.scopePrefix());
         }
       }
@@ -316,7 +319,7 @@ public final class Responder {
     }
     int scope = q.ecsFamily != 0 ? Math.min(d.scopePrefix(), q.ecsFamily == 1 ? 32 : 128) : 0;
     if (q.edns) {
-      q.ede = servfailReason(d, service);
+      q.ede = servfailReason(s, d, service);
     }
     return WireSplicer.splice(t.wire, q, in, limit, s.settings.udpPayloadSize(), 0, scope);
   }
@@ -324,17 +327,24 @@ public final class Responder {
   /**
    * The Extended DNS Error (RFC 8914) telling an operator why a service name got SERVFAIL; null for
    * the other outcomes. RFC 8914 has no code for "every pool is down", so it is 0 (Other) with text
-   * naming the service, which is what the operator greps the logs and the API for.
+   * naming the service, which is what the operator greps the logs and the API for. Encoded once per
+   * service and configuration: during an outage every query of the service takes this path.
    */
-  private static byte[] servfailReason(Decision d, String service) {
+  private static byte[] servfailReason(ServedZones s, Decision d, String service) {
     if (d == PLANNER_FAILED) {
       return EdnsOptions.EDE_PLANNER_FAILED;
     }
     return switch (d.outcome()) {
-      case FAIL -> EdnsOptions.ede(0, "no usable pool for " + service);
-      case UNKNOWN_SERVICE -> EdnsOptions.ede(0, "unknown service " + service);
+      case FAIL -> cachedEde(s.noPoolEde, service, "no usable pool for ");
+      case UNKNOWN_SERVICE -> cachedEde(s.unknownServiceEde, service, "unknown service ");
       case ANSWER, EMPTY -> null;
     };
+  }
+
+  private static byte[] cachedEde(
+      ConcurrentHashMap<String, byte[]> cache, String service, String text) {
+    byte[] ede = cache.get(service);
+    return ede != null ? ede : cache.computeIfAbsent(service, k -> EdnsOptions.ede(0, text + k));
   }
 
   /** The client a planner decision is for: the ECS subnet when the query carried one. */

@@ -24,6 +24,14 @@ public final class ServedZones {
   /** One identity per capped negative TTL, as the cache owner of capped NODATA templates. */
   final ConcurrentHashMap<Long, Object> ttlOwners = new ConcurrentHashMap<>();
 
+  /**
+   * The Extended DNS Error options of a service's SERVFAILs, by service name (configured names
+   * only, so bounded): encoded on first use instead of per query.
+   */
+  final ConcurrentHashMap<String, byte[]> noPoolEde = new ConcurrentHashMap<>();
+
+  final ConcurrentHashMap<String, byte[]> unknownServiceEde = new ConcurrentHashMap<>();
+
   private ServedZones(ZoneIndex index, StaticAnswers answers, ResponderSettings settings) {
     this.index = index;
     this.answers = answers;

@@ -51,6 +51,11 @@ class AdditionalSectionTest {
       records.append(
           "      - { name: h%d, type: AAAA, data: \"2001:db8:4::%d\" }\n".formatted(i, i));
     }
+    StringBuilder crowd = new StringBuilder();
+    for (int i = 1; i <= 12; i++) {
+      crowd.append("\"%d h%d\", ".formatted(i, i));
+    }
+    records.append("      - { name: crowd, type: MX, data: [%s\"99 app\"] }\n".formatted(crowd));
     for (int i = 1; i <= 40; i++) {
       records.append(
           "      - { name: big, type: TXT, data: '\"record %d of a large TXT RRset\"' }\n"
@@ -185,6 +190,22 @@ class AdditionalSectionTest {
     assertEquals(12, small.getSection(Section.ANSWER).size());
     int kept = additional(small).size();
     assertTrue(kept > 0 && kept < 24, "some additional data fits 512 bytes, not all: " + kept);
+  }
+
+  @Test
+  void aGslbTargetsAddressesThatDoNotFitAreLeftOutWhole() throws Exception {
+    Message full = ask("crowd.example.test.", Type.MX, 4096, null, false);
+    List<String> all = additional(full);
+    assertEquals(26, all.size(), all.toString());
+    String last = all.get(all.size() - 1);
+    assertTrue(last.startsWith("app.example.test. ") && last.contains(" AAAA "), last);
+    int size = full.toWire().length;
+    assertTrue(size > 512, "the test needs an answer above the minimum UDP size: " + size);
+    // One byte short: the service's AAAA record, the last additional RRset, no longer fits.
+    Message cut = ask("crowd.example.test.", Type.MX, size - 1, null, false);
+    assertFalse(cut.getHeader().getFlag(Flags.TC), "additional data alone never truncates");
+    assertEquals(all.subList(0, all.size() - 1), additional(cut));
+    assertEquals(size - 28, cut.toWire().length, "the AAAA record is gone, nothing else");
   }
 
   @Test
