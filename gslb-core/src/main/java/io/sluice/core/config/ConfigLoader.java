@@ -299,23 +299,12 @@ public final class ConfigLoader {
     if (!(e instanceof JsonMappingException jm)) {
       return "";
     }
-    StringBuilder sb = new StringBuilder();
     List<JsonMappingException.Reference> refs = jm.getPath();
     if (e instanceof UnrecognizedPropertyException && !refs.isEmpty()) {
       // The unknown key is named in the message; the path is where it stands.
       refs = refs.subList(0, refs.size() - 1);
     }
-    for (JsonMappingException.Reference r : refs) {
-      if (r.getFieldName() != null) {
-        if (sb.length() > 0) {
-          sb.append('.');
-        }
-        sb.append(r.getFieldName());
-      } else if (r.getIndex() >= 0) {
-        sb.append('[').append(r.getIndex()).append(']');
-      }
-    }
-    return sb.toString();
+    return JsonPaths.of(refs);
   }
 
   private static String messageOf(JsonProcessingException e, JsonNode bad) {
