@@ -1,5 +1,6 @@
 package io.sluice.admin.cli;
 
+import io.sluice.core.config.TokenFile;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.StringReader;
@@ -7,8 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Properties;
 
 /**
@@ -37,18 +36,7 @@ public record NodeRecord(long pid, String adminUrl, String dns) {
       text.append("url=").append(adminUrl).append('\n');
     }
     text.append("dns=").append(dns).append('\n');
-    Path tmp = Files.createTempFile(stateDir, FILE, ".tmp");
-    try {
-      try {
-        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
-      } catch (UnsupportedOperationException e) {
-        // Not a POSIX file system: the directory's permissions protect the file.
-      }
-      Files.writeString(tmp, text, StandardCharsets.UTF_8);
-      Files.move(tmp, stateDir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE);
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
+    TokenFile.writePrivate(stateDir.resolve(FILE), text.toString());
   }
 
   /** Removes the record of the current process from {@code stateDir}; another node's stays. */

@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import io.sluice.core.config.DuplicateKeys;
+import io.sluice.core.config.JsonPaths;
 import io.sluice.core.control.CommandProblems;
 import java.io.IOException;
 import java.lang.reflect.Array;
@@ -169,21 +170,11 @@ final class JsonBodies {
   }
 
   private static String fieldOf(JsonProcessingException e) {
-    if (!(e instanceof JsonMappingException jm) || jm.getPath().isEmpty()) {
+    if (!(e instanceof JsonMappingException jm)) {
       return null;
     }
-    StringBuilder sb = new StringBuilder();
-    for (JsonMappingException.Reference r : jm.getPath()) {
-      if (r.getFieldName() != null) {
-        if (sb.length() > 0) {
-          sb.append('.');
-        }
-        sb.append(r.getFieldName());
-      } else if (r.getIndex() >= 0) {
-        sb.append('[').append(r.getIndex()).append(']');
-      }
-    }
-    return sb.length() == 0 ? null : sb.toString();
+    String path = JsonPaths.of(jm.getPath());
+    return path.isEmpty() ? null : path;
   }
 
   private static String messageOf(JsonProcessingException e) {

@@ -33,6 +33,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * Reads YAML into a {@link SluiceConfig} and validates it fully. Every error names the file, the
@@ -124,6 +125,14 @@ public final class ConfigLoader {
    * later phases (zone files, policies) can report their problems in the same run.
    */
   public static Parsed read(Path file) {
+    return read(file, UnaryOperator.identity());
+  }
+
+  /**
+   * Like {@link #read(Path)}, validating the configuration as {@code adjust} (command-line
+   * overrides) changes it, so the values the node would run with are checked once.
+   */
+  public static Parsed read(Path file, UnaryOperator<SluiceConfig> adjust) {
     String text;
     try {
       text = Files.readString(file);
@@ -133,7 +142,7 @@ public final class ConfigLoader {
       return failed(file.toString(), "", "cannot read: " + e.getMessage());
     }
     Path dir = file.toAbsolutePath().getParent();
-    return read(text, file.toString(), dir == null ? Path.of(".") : dir);
+    return read(text, file.toString(), dir == null ? Path.of(".") : dir, adjust);
   }
 
   /** Parses and validates YAML text; {@code name} is used in error messages. */
@@ -143,6 +152,11 @@ public final class ConfigLoader {
 
   /** Like {@link #read(Path)}, for YAML text named {@code name}. */
   public static Parsed read(String yaml, String name, Path baseDir) {
+    return read(yaml, name, baseDir, UnaryOperator.identity());
+  }
+
+  private static Parsed read(
+      String yaml, String name, Path baseDir, UnaryOperator<SluiceConfig> adjust) {
     if (yaml.isBlank()) {
       return failed(name, "", "the file is empty");
     }
@@ -164,7 +178,7 @@ public final class ConfigLoader {
         return new Parsed(null, problems.list());
       }
     }
-    SluiceConfig config = raw.withBaseDir(baseDir);
+    SluiceConfig config = adjust.apply(raw.withBaseDir(baseDir));
     Problems values = new Problems(name);
     config.validate(values);
     List<ConfigProblem> all = new ArrayList<>(problems.list());
@@ -299,23 +313,12 @@ public final class ConfigLoader {
     if (!(e instanceof JsonMappingException jm)) {
       return "";
     }
-    StringBuilder sb = new StringBuilder();
     List<JsonMappingException.Reference> refs = jm.getPath();
     if (e instanceof UnrecognizedPropertyException && !refs.isEmpty()) {
       // The unknown key is named in the message; the path is where it stands.
       refs = refs.subList(0, refs.size() - 1);
     }
-    for (JsonMappingException.Reference r : refs) {
-      if (r.getFieldName() != null) {
-        if (sb.length() > 0) {
-          sb.append('.');
-        }
-        sb.append(r.getFieldName());
-      } else if (r.getIndex() >= 0) {
-        sb.append('[').append(r.getIndex()).append(']');
-      }
-    }
-    return sb.toString();
+    return JsonPaths.of(refs);
   }
 
   private static String messageOf(JsonProcessingException e, JsonNode bad) {

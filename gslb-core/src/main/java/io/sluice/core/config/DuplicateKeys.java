@@ -2,7 +2,6 @@ package io.sluice.core.config;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
@@ -14,25 +13,11 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Recognises the parser's duplicate-key error (strict duplicate detection is on for configuration
- * files and API bodies, so a repeated key is never "last one wins") and names where it stands.
+ * Finds every repeated key in a document and names where it stands, for configuration files and API
+ * bodies alike, so a repeated key is never "last one wins".
  */
 public final class DuplicateKeys {
   private DuplicateKeys() {}
-
-  /**
-   * The path of the repeated key, such as {@code zones[0].records[3].ttl}, when {@code e} is a
-   * duplicate-key error; null otherwise.
-   */
-  public static String pathOf(JsonProcessingException e) {
-    String msg = e.getOriginalMessage();
-    if (msg == null
-        || !msg.startsWith("Duplicate field")
-        || !(e.getProcessor() instanceof JsonParser p)) {
-      return null;
-    }
-    return path(p.getParsingContext());
-  }
 
   /** The path of the context's current key: {@code zones[0].records[3].ttl}. */
   private static String path(JsonStreamContext context) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
@@ -55,5 +56,26 @@ public final class TokenFile {
       throw new IOException("token file " + file + " is empty");
     }
     return token.strip();
+  }
+
+  /**
+   * Writes {@code text} to {@code file}, readable by its owner only (on file systems with POSIX
+   * permissions), replacing any earlier file in one rename so that no reader sees half of it.
+   */
+  public static void writePrivate(Path file, String text) throws IOException {
+    Path tmp =
+        Files.createTempFile(
+            file.toAbsolutePath().getParent(), file.getFileName().toString(), ".tmp");
+    try {
+      try {
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
+      } catch (UnsupportedOperationException e) {
+        // Not a POSIX file system: the directory's permissions protect the file.
+      }
+      Files.writeString(tmp, text, StandardCharsets.UTF_8);
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
   }
 }

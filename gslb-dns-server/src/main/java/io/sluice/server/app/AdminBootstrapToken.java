@@ -7,8 +7,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -59,14 +57,7 @@ final class AdminBootstrapToken {
     byte[] raw = new byte[32];
     new SecureRandom().nextBytes(raw);
     String token = Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
-    Path tmp = Files.createTempFile(file.getParent(), FILE, ".tmp");
-    try {
-      Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
-    } catch (UnsupportedOperationException e) {
-      // Not a POSIX file system: the directory's permissions protect the file.
-    }
-    Files.writeString(tmp, token + "\n", StandardCharsets.UTF_8);
-    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+    TokenFile.writePrivate(file, token + "\n");
     return token;
   }
 

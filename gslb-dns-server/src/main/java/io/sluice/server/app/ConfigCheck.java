@@ -36,12 +36,10 @@ final class ConfigCheck {
   static SluiceConfig load(Path file, CliOverrides overrides, boolean compile)
       throws ConfigException {
     String name = file.toString();
-    ConfigLoader.Parsed parsed = ConfigLoader.read(file);
+    ConfigLoader.Parsed parsed = ConfigLoader.read(file, overrides::apply);
     Problems problems = new Problems(name);
-    SluiceConfig config = null;
-    if (parsed.config() != null) {
-      config = overrides.apply(parsed.config());
-      config.validate(problems);
+    SluiceConfig config = parsed.config();
+    if (config != null) {
       checkStateDir(config, problems);
       AdminServer.checkTls(config, problems);
     }

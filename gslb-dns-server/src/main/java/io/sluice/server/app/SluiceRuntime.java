@@ -5,7 +5,6 @@ import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.admin.rest.AdminServer;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
-import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.spi.GslbMetrics;
@@ -64,7 +63,8 @@ public final class SluiceRuntime implements AutoCloseable {
 
   /**
    * Starts every part for {@code config}, read from {@code file} with {@code overrides} applied;
-   * {@code config} must already be validated. Parts started before a failure are closed again.
+   * {@code config} must already be validated, admin TLS files included ({@link ConfigCheck#load}
+   * does both before any socket is bound). Parts started before a failure are closed again.
    */
   public static SluiceRuntime start(SluiceConfig config, Path file, CliOverrides overrides)
       throws ConfigException, IOException, InterruptedException {
@@ -78,10 +78,6 @@ public final class SluiceRuntime implements AutoCloseable {
   static SluiceRuntime start(
       SluiceConfig config, Path file, CliOverrides overrides, List<ConfigCompiler> extra)
       throws ConfigException, IOException, InterruptedException {
-    // The admin TLS files are proven usable before any socket is bound.
-    Problems tls = new Problems(file.toString());
-    AdminServer.checkTls(config, tls);
-    tls.throwIfAny();
     // The published configuration holds the tokens the admin API accepts (the local one if the
     // file declares none), so that a reload adds and revokes tokens with the same swap.
     boolean localToken = config.admin().tokens().isEmpty();
