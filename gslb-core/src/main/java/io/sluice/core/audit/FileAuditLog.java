@@ -281,13 +281,13 @@ public final class FileAuditLog implements AuditSink, Closeable {
 
   /**
    * Events matching {@code q}, newest first, across the current and rotated files. Takes no lock
-   * that appends take: files are read through their own handles, newest first, lines are read from
-   * the end and parsed only when their raw text can match, and the scan stops at the limit.
+   * that appends take: files are read through their own handles, newest first; a query naming an
+   * actor or a service reads only the lines a per-file {@link LineIndex} lists for it, any other
+   * reads lines from the end; the scan stops at the limit.
    */
   public List<AuditEvent> query(AuditQuery q) {
     List<AuditEvent> out = new ArrayList<>();
     int[] skipped = {0};
-    byte[][] needles = needles(q);
     try {
       List<Path> files = new ArrayList<>(rotatedFiles());
       files.add(dir.resolve(CURRENT));
@@ -299,7 +299,7 @@ public final class FileAuditLog implements AuditSink, Closeable {
           if (q.actor() != null || q.service() != null) {
             readIndexed(index(file), q, out, skipped);
           } else {
-            scanBackwards(Files.readAllBytes(file), needles, q, out, skipped);
+            scanBackwards(Files.readAllBytes(file), q, out, skipped);
           }
         } catch (NoSuchFileException e) {
           continue; // rotated or deleted meanwhile
@@ -344,25 +344,8 @@ public final class FileAuditLog implements AuditSink, Closeable {
     }
   }
 
-  private static byte[][] needles(AuditQuery q) {
-    List<byte[]> n = new ArrayList<>();
-    try {
-      if (q.actor() != null) {
-        n.add(("\"actor\":" + JSON.writeValueAsString(q.actor())).getBytes(StandardCharsets.UTF_8));
-      }
-      if (q.service() != null) {
-        n.add(
-            ("\"service\":" + JSON.writeValueAsString(q.service()))
-                .getBytes(StandardCharsets.UTF_8));
-      }
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException(e);
-    }
-    return n.toArray(new byte[0][]);
-  }
-
-  private static void scanBackwards(
-      byte[] all, byte[][] needles, AuditQuery q, List<AuditEvent> out, int[] skipped) {
+  /** Reads every line of {@code all} from the end: a query naming no actor or service. */
+  private static void scanBackwards(byte[] all, AuditQuery q, List<AuditEvent> out, int[] skipped) {
     int end = all.length;
     while (end > 0 && all[end - 1] == '\n') {
       end--;
@@ -372,34 +355,23 @@ public final class FileAuditLog implements AuditSink, Closeable {
       while (start > 0 && all[start - 1] != '\n') {
         start--;
       }
-      if (containsAll(all, start, end, needles)) {
-        try {
-          AuditEvent e = JSON.readValue(all, start, end - start, AuditEvent.class);
-          if (matches(q, e)) {
-            if (skipped[0] < q.offset()) {
-              skipped[0]++;
-            } else {
-              out.add(e);
-            }
+      try {
+        AuditEvent e = JSON.readValue(all, start, end - start, AuditEvent.class);
+        if (matches(q, e)) {
+          if (skipped[0] < q.offset()) {
+            skipped[0]++;
+          } else {
+            out.add(e);
           }
-        } catch (IOException damaged) {
-          // A damaged or half-written line is skipped rather than hiding every event after it.
         }
+      } catch (IOException damaged) {
+        // A damaged or half-written line is skipped rather than hiding every event after it.
       }
       end = start;
       while (end > 0 && all[end - 1] == '\n') {
         end--;
       }
     }
-  }
-
-  private static boolean containsAll(byte[] all, int from, int to, byte[][] needles) {
-    for (byte[] n : needles) {
-      if (LineIndex.indexOf(all, from, to, n) < 0) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private static boolean matches(AuditQuery q, AuditEvent e) {

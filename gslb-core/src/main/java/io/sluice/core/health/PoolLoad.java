@@ -14,9 +14,4 @@ public record PoolLoad(double value, long reportedMillis, Source source, boolean
     /** Pulled from the pool's Prometheus query ({@code pools.<name>.load.query}). */
     PROMETHEUS
   }
-
-  /** The same reading marked stale (or fresh). */
-  public PoolLoad withStale(boolean isStale) {
-    return isStale == stale ? this : new PoolLoad(value, reportedMillis, source, isStale);
-  }
 }

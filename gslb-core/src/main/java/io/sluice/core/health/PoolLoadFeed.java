@@ -6,6 +6,7 @@ import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditSink;
 import io.sluice.core.control.CommandProblems;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.HealthPublisher;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
@@ -198,8 +199,7 @@ public final class PoolLoadFeed implements AutoCloseable {
             boolean stale = now - r.atMillis() > pc.load().staleAfter().toMillis();
             loads.put(e.getKey(), new PoolLoad(r.value(), r.atMillis(), r.source(), stale));
           }
-          HealthView h = s.health().withPoolLoadReadings(loads);
-          return h == s.health() ? s : s.withHealth(h);
+          return HealthPublisher.applied(s, h -> h.withPoolLoadReadings(loads));
         });
   }
 

@@ -15,10 +15,9 @@ import java.util.function.UnaryOperator;
 public interface HealthPublisher {
   /**
    * Applies {@code change} to the current health view and publishes the result; publishes nothing
-   * when it returns its input. {@code change} may run more than once, so it must be free of side
-   * effects. {@code recorded} runs once with the snapshot the batch goes out in, before anything
-   * that reacts to the batch is recorded, so the audit log reads cause before effect. Never fails
-   * for the controller's sake: the verdicts are published in any case.
+   * when it returns its input. {@code recorded} runs once with the snapshot the batch goes out in,
+   * before anything that reacts to the batch is recorded, so the audit log reads cause before
+   * effect. Never fails for the controller's sake: the verdicts are published in any case.
    */
   Published publish(UnaryOperator<HealthView> change, Consumer<Published> recorded);
 
@@ -35,8 +34,8 @@ public interface HealthPublisher {
   }
 
   private static Published publish(SnapshotStore store, UnaryOperator<HealthView> change) {
-    // The version this batch was applied to, from the snapshot the store really replaced (the
-    // last run of the function): other writers publish too.
+    // The version this batch was applied to, read from the snapshot the store replaced: other
+    // writers publish too, so it need not be the one current before the call.
     long[] before = new long[1];
     Snapshot after =
         store.update(

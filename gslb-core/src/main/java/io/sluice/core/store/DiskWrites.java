@@ -2,7 +2,9 @@ package io.sluice.core.store;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 
 /**
  * The one place the state directory's files are written through, so that a full disk (a write that
@@ -39,6 +41,22 @@ public interface DiskWrites {
       }
       throw e;
     }
+  }
+
+  /**
+   * Replaces {@code file} whole with {@code len} bytes of {@code bytes}: written to a sibling
+   * {@code .tmp} file, forced, renamed over it and the rename forced, so that a crash leaves either
+   * the old content or the new one, never a mix.
+   */
+  default void replace(Path file, byte[] bytes, int len) throws IOException {
+    Path temp = file.resolveSibling(file.getFileName() + ".tmp");
+    try (RandomAccessFile f = new RandomAccessFile(temp.toFile(), "rw")) {
+      f.setLength(0);
+      write(temp, f, bytes, 0, len);
+      f.getFD().sync();
+    }
+    Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    Directories.fsync(file.getParent());
   }
 
   /** Cutting a failed append back failed as well: the file may hold a partial record. */

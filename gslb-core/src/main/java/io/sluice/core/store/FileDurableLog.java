@@ -39,7 +39,7 @@ public final class FileDurableLog implements DurableLog {
     Files.createDirectories(dir);
     this.dir = dir;
     this.writes = writes;
-    this.lockChannel = lock(dir);
+    this.lockChannel = lock(dir, "the state directory " + dir + " is in use by another process");
     this.compactEvery = compactEvery;
     this.snapshot = new SnapshotFile(dir.resolve("snapshot.bin"), writes);
     JournalFile j = null;
@@ -93,7 +93,11 @@ public final class FileDurableLog implements DurableLog {
     }
   }
 
-  private static FileChannel lock(Path dir) throws IOException {
+  /**
+   * Takes the directory's exclusive lock, held until the returned channel is closed; fails with
+   * {@code inUse} when another process (or another open in this one) holds it.
+   */
+  static FileChannel lock(Path dir, String inUse) throws IOException {
     // Two processes appending to one journal would corrupt it: the second one is refused.
     FileChannel ch =
         FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
@@ -105,7 +109,7 @@ public final class FileDurableLog implements DurableLog {
     }
     if (held == null) {
       ch.close();
-      throw new IOException("the state directory " + dir + " is in use by another process");
+      throw new IOException(inUse);
     }
     return ch;
   }

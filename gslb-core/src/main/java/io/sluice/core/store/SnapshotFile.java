@@ -1,12 +1,10 @@
 package io.sluice.core.store;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Optional;
 
 /**
@@ -16,24 +14,16 @@ import java.util.Optional;
  */
 final class SnapshotFile {
   private final Path file;
-  private final Path temp;
   private final DiskWrites writes;
 
   SnapshotFile(Path file, DiskWrites writes) {
     this.file = file;
     this.writes = writes;
-    this.temp = file.resolveSibling(file.getFileName() + ".tmp");
   }
 
   void write(byte[] payload) throws IOException {
-    try (RandomAccessFile f = new RandomAccessFile(temp.toFile(), "rw")) {
-      f.setLength(0);
-      ByteBuffer b = RecordCodec.frame(payload);
-      writes.write(temp, f, b.array(), 0, b.limit());
-      f.getFD().sync();
-    }
-    Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    Directories.fsync(file.getParent());
+    ByteBuffer b = RecordCodec.frame(payload);
+    writes.replace(file, b.array(), b.limit());
   }
 
   /** The stored payload; a damaged file is an error, since it was only ever replaced whole. */

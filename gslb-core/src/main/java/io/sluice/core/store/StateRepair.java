@@ -50,13 +50,7 @@ public final class StateRepair {
       out.add("damage: " + e.getMessage().substring(0, e.getMessage().indexOf("; refusing")));
     }
     try (FileChannel lock =
-        FileChannel.open(
-            dir.resolve("lock"),
-            java.nio.file.StandardOpenOption.CREATE,
-            java.nio.file.StandardOpenOption.WRITE)) {
-      if (lock.tryLock() == null) {
-        throw new IOException("the state directory " + stateDir + " is in use: stop the node");
-      }
+        FileDurableLog.lock(dir, "the state directory " + stateDir + " is in use: stop the node")) {
       return repairLocked(dir, out);
     }
   }

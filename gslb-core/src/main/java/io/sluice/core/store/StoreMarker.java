@@ -1,12 +1,10 @@
 package io.sluice.core.store;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Optional;
 import java.util.Properties;
 
@@ -110,13 +108,6 @@ final class StoreMarker {
             + versionsReserved
             + "\n";
     byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-    Path temp = file.resolveSibling(FILE + ".tmp");
-    try (RandomAccessFile f = new RandomAccessFile(temp.toFile(), "rw")) {
-      f.setLength(0);
-      writes.write(temp, f, bytes, 0, bytes.length);
-      f.getFD().sync();
-    }
-    Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    Directories.fsync(file.getParent());
+    writes.replace(file, bytes, bytes.length);
   }
 }

@@ -117,15 +117,7 @@ final class ControllerSteps {
         () -> {
           Set<String> epochs = new HashSet<>();
           for (ServiceControl sc : writer.state().services().values()) {
-            if (sc.ramp() != null) {
-              epochs.add(GateEvaluator.epoch(sc.ramp()));
-            }
-            if (sc.drill() != null) {
-              epochs.add(sc.drill().id());
-            }
-            if (sc.pending() != null && sc.pending().proposal() != null) {
-              epochs.add(GateEvaluator.epoch(sc.pending()));
-            }
+            epochs.addAll(evidenceEpochs(sc).keySet());
           }
           gates.retain(epochs);
         });
@@ -259,18 +251,27 @@ final class ControllerSteps {
    */
   void beginEvidence(String service) {
     Snapshot snap = store.current();
-    ServiceControl sc = writer.state().service(service);
+    evidenceEpochs(writer.state().service(service))
+        .forEach((epoch, targets) -> gates.begin(snap.config(), snap.health(), targets, epoch));
+  }
+
+  /**
+   * The gate-evidence epochs alive in {@code sc} (its ramp's current step, its drill, its
+   * proposal), each with the pools its gates judge.
+   */
+  private static Map<String, List<String>> evidenceEpochs(ServiceControl sc) {
+    Map<String, List<String>> out = new LinkedHashMap<>();
     if (sc.ramp() != null) {
-      gates.begin(
-          snap.config(), snap.health(), sc.ramp().targets(), GateEvaluator.epoch(sc.ramp()));
+      out.put(GateEvaluator.epoch(sc.ramp()), sc.ramp().targets());
     }
     if (sc.drill() != null) {
-      gates.begin(snap.config(), snap.health(), sc.drill().shift().to(), sc.drill().id());
+      out.put(sc.drill().id(), sc.drill().shift().to());
     }
     Pending p = sc.pending();
     if (p != null && p.proposal() != null) {
-      gates.begin(snap.config(), snap.health(), p.proposal().targets(), GateEvaluator.epoch(p));
+      out.put(GateEvaluator.epoch(p), p.proposal().targets());
     }
+    return out;
   }
 
   /**

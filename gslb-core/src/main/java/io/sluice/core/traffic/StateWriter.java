@@ -196,8 +196,7 @@ final class StateWriter {
    */
   private CommandResult apply(
       Actor actor, String reason, String requestId, Outcome o, long startedNanos) {
-    if ((auditBehind != null && !writeAudit(auditBehind))
-        || (!switchesBehind.isEmpty() && !writeSwitches(switchesBehind))) {
+    if (!catchUp()) {
       // An unaudited change must not be followed by more: the journal keeps only the last event.
       throw StoreUnavailableException.still(problem);
     }
@@ -224,7 +223,7 @@ final class StateWriter {
       // The projection produced the same snapshot object: nothing to persist or publish.
       return unchanged(requestId, o.message());
     }
-    if (auditBehind == null && switchesBehind.isEmpty()) {
+    if (caughtUp()) {
       healthy();
     }
     if ("rollback".equals(o.action()) || "reject".equals(o.action())) {
@@ -296,9 +295,7 @@ final class StateWriter {
       UnaryOperator<HealthView> health,
       Consumer<HealthPublisher.Published> recorded,
       List<Outcome> reaction) {
-    if (reaction.isEmpty()
-        || (auditBehind != null && !writeAudit(auditBehind))
-        || (!switchesBehind.isEmpty() && !writeSwitches(switchesBehind))) {
+    if (reaction.isEmpty() || !catchUp()) {
       return HealthPublisher.direct(store).publish(health, recorded);
     }
     ControlState last = reaction.get(reaction.size() - 1).next();
@@ -348,7 +345,7 @@ final class StateWriter {
       if (!told[0]) {
         recorded.accept(out[0]);
       }
-    } else if (auditBehind == null && switchesBehind.isEmpty()) {
+    } else if (caughtUp()) {
       healthy();
     }
     reportTtls(state);
@@ -366,8 +363,7 @@ final class StateWriter {
     }
     lock.lock();
     try {
-      if ((auditBehind != null && !writeAudit(auditBehind))
-          || (!switchesBehind.isEmpty() && !writeSwitches(switchesBehind))) {
+      if (!catchUp()) {
         return;
       }
       try {
@@ -382,6 +378,20 @@ final class StateWriter {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Writes what the last durable change still owes the audit log and the switch records; false
+   * while they cannot be written.
+   */
+  private boolean catchUp() {
+    return (auditBehind == null || writeAudit(auditBehind))
+        && (switchesBehind.isEmpty() || writeSwitches(switchesBehind));
+  }
+
+  /** Whether the audit log and the switch records hold everything the journal does. */
+  private boolean caughtUp() {
+    return auditBehind == null && switchesBehind.isEmpty();
   }
 
   /** Writes one audit line from a journal record; on failure the store reports itself unhealthy. */
