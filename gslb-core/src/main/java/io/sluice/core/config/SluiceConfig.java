@@ -19,6 +19,7 @@ public record SluiceConfig(
     TopologyConfig topology,
     Map<String, PoolConfig> pools,
     ProbeConfig probes,
+    ClusterConfig cluster,
     @JsonIgnore Path baseDir) {
 
   public SluiceConfig {
@@ -33,15 +34,35 @@ public record SluiceConfig(
     baseDir = baseDir == null ? Path.of(".") : baseDir;
   }
 
+  /** A single-node configuration (no {@code cluster:} section). */
+  public SluiceConfig(
+      DnsConfig dns,
+      AdminConfig admin,
+      String stateDir,
+      List<ZoneConfig> zones,
+      Map<String, RegionConfig> regions,
+      TopologyConfig topology,
+      Map<String, PoolConfig> pools,
+      ProbeConfig probes,
+      Path baseDir) {
+    this(dns, admin, stateDir, zones, regions, topology, pools, probes, null, baseDir);
+  }
+
+  /** Whether this node shares its state with the other nodes of a cluster (through etcd). */
+  public boolean clustered() {
+    return cluster != null;
+  }
+
   /** The same configuration with relative paths resolved against {@code dir}. */
   public SluiceConfig withBaseDir(Path dir) {
-    return new SluiceConfig(dns, admin, stateDir, zones, regions, topology, pools, probes, dir);
+    return new SluiceConfig(
+        dns, admin, stateDir, zones, regions, topology, pools, probes, cluster, dir);
   }
 
   /** The same configuration with other admin settings. */
   public SluiceConfig withAdmin(AdminConfig newAdmin) {
     return new SluiceConfig(
-        dns, newAdmin, stateDir, zones, regions, topology, pools, probes, baseDir);
+        dns, newAdmin, stateDir, zones, regions, topology, pools, probes, cluster, baseDir);
   }
 
   /** Resolves a path from the configuration against the directory of the configuration file. */
@@ -80,5 +101,8 @@ public record SluiceConfig(
     topology.validate("topology", this, p);
     pools.forEach((name, pool) -> pool.validate(Problems.child("pools", name), this, p));
     probes.validate("probes", p);
+    if (cluster != null) {
+      cluster.validate("cluster", this, p);
+    }
   }
 }

@@ -36,6 +36,7 @@ public record CliOverrides(
         config.topology(),
         config.pools(),
         config.probes(),
+        config.cluster(),
         config.baseDir());
   }
 }
