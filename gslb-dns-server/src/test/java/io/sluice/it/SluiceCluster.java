@@ -385,7 +385,8 @@ final class SluiceCluster implements AutoCloseable {
                   // Small, quick-starting JVMs: three of them share the test machine.
                   "-XX:TieredStopAtLevel=1",
                   "-XX:+UseSerialGC",
-                  "-Xmx192m",
+                  // More for the benchmark's 10,000 endpoints (bench/cluster-bench.sh).
+                  "-Xmx" + Integer.getInteger("sluice.it.nodeHeapMb", 192) + "m",
                   "-Xshare:auto",
                   "-Dlogback.configurationFile=logback.xml",
                   "-cp",
