@@ -98,10 +98,11 @@ class ClusterHealthQuorumTest {
           n -> n.answersAll(APP, subnets.subList(0, 16), List.of(STANDBY)));
       for (Node n : c.nodes()) {
         assertTrue(n.answersAll(APP, subnets, List.of(STANDBY)), n + " answers the standby");
-        assertTrue(
-            n.switches(APP).toString().contains("\"trigger\":\"failover\""),
-            n + " lists the failover: " + n.switches(APP));
       }
+      c.awaitAll(
+          "the failover's switch record on every node",
+          BOUND,
+          n -> n.switches(APP).toString().contains("\"trigger\":\"failover\""));
       b.primary.refuse(Set.of());
     }
   }
