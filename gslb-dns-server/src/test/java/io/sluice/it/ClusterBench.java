@@ -144,24 +144,30 @@ class ClusterBench {
       try (SluiceCluster c = SluiceCluster.startWithEtcd(dir.resolve("b"), body)) {
         // Every node's first round of checks of every endpoint, then a settled state.
         Thread.sleep(Duration.ofSeconds(prop("settleSeconds", 60)).toMillis());
-        long r0 = c.etcdRevision();
-        Thread.sleep(window * 1000L);
-        long r1 = c.etcdRevision();
-        report(
-            "etcd writes in steady state, %d endpoints checked by 3 nodes: %.1f/s (%d revisions in %d s)"
-                .formatted(pools * perPool, (r1 - r0) / (double) window, r1 - r0, window));
-        failing.close();
-        long r2 = c.etcdRevision();
-        Thread.sleep(window * 1000L);
-        long r3 = c.etcdRevision();
+        long[] steady = c.etcdWrites(Duration.ofSeconds(window));
         report(
             String.format(
                 Locale.ROOT,
-                "etcd writes during an outage of %d of them: %.1f/s (%d revisions in the %d s"
-                    + " after the outage began)",
+                "etcd writes in steady state, %d endpoints checked by 3 nodes: %.1f revisions/s,"
+                    + " %.1f key writes/s (%d revisions, %d keys in %d s)",
+                pools * perPool,
+                steady[0] / (double) window,
+                steady[1] / (double) window,
+                steady[0],
+                steady[1],
+                window));
+        failing.close();
+        long[] outage = c.etcdWrites(Duration.ofSeconds(window));
+        report(
+            String.format(
+                Locale.ROOT,
+                "etcd writes during an outage of %d of them: %.1f revisions/s, %.1f key writes/s"
+                    + " (%d revisions, %d keys in the %d s after the outage began)",
                 outagePools * perPool,
-                (r3 - r2) / (double) window,
-                r3 - r2,
+                outage[0] / (double) window,
+                outage[1] / (double) window,
+                outage[0],
+                outage[1],
                 window));
       }
     }

@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.WatchOption;
 import io.sluice.cluster.testing.EtcdCluster;
 import io.sluice.it.LiveNode.Reply;
 import io.sluice.server.app.Main;
@@ -21,13 +23,16 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.xbill.DNS.Message;
 import org.xbill.DNS.SimpleResolver;
@@ -210,6 +215,29 @@ final class SluiceCluster implements AutoCloseable {
         .getRevision();
   }
 
+  /**
+   * Counts for {@code window} what etcd writes under the cluster prefix: revisions (each one
+   * transaction) and key writes (puts and deletes, several per transaction when batched).
+   */
+  long[] etcdWrites(Duration window) throws Exception {
+    ByteSequence p = ByteSequence.from(PREFIX + "/", StandardCharsets.UTF_8);
+    AtomicLong keys = new AtomicLong();
+    long r0 = etcdRevision();
+    try (Watch.Watcher w =
+        etcdClient()
+            .getWatchClient()
+            .watch(
+                p,
+                WatchOption.builder().isPrefix(true).withRevision(r0 + 1).build(),
+                r -> keys.addAndGet(r.getEvents().size()))) {
+      Thread.sleep(window.toMillis());
+      long r1 = etcdRevision();
+      // Let the watch deliver the events up to r1.
+      Thread.sleep(1000);
+      return new long[] {r1 - r0, keys.get()};
+    }
+  }
+
   /** Every key under the cluster prefix starting with {@code keyPrefix}, with its value. */
   Map<String, String> etcdKeys(String keyPrefix) throws Exception {
     ByteSequence p = ByteSequence.from(PREFIX + "/" + keyPrefix, StandardCharsets.UTF_8);
@@ -377,8 +405,8 @@ final class SluiceCluster implements AutoCloseable {
       Files.writeString(
           log,
           "---- start " + System.currentTimeMillis() + "\n",
-          java.nio.file.StandardOpenOption.CREATE,
-          java.nio.file.StandardOpenOption.APPEND);
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
       process =
           new ProcessBuilder(
                   Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -559,7 +587,7 @@ final class SluiceCluster implements AutoCloseable {
 
   /** The pids of {@code nodes}, to make a backend refuse their probes. */
   static Set<Long> pids(Node... nodes) {
-    Set<Long> out = new java.util.HashSet<>();
+    Set<Long> out = new HashSet<>();
     for (Node n : nodes) {
       out.add(n.pid());
     }
