@@ -34,15 +34,6 @@ class ClusterConcurrentOperatorsTest {
 
   @TempDir Path dir;
 
-  private static int blueWeight(JsonNode service) {
-    for (JsonNode p : service.path("pools")) {
-      if (p.path("pool").asText().equals("blue")) {
-        return p.path("weight").asInt();
-      }
-    }
-    throw new AssertionError("no pool blue in " + service);
-  }
-
   @Test
   void twoOperatorsChangingTheSameServiceThroughTwoNodesAtOnceLoseNothing() throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -83,13 +74,13 @@ class ClusterConcurrentOperatorsTest {
             BOUND,
             n -> {
               JsonNode s = n.service(WEB);
-              return blueWeight(s) == weight && s.path("frozen").asBoolean() == freeze;
+              return Node.weight(s, "blue") == weight && s.path("frozen").asBoolean() == freeze;
             });
       }
       // Nothing changes afterwards either: the last round's outcomes stay on every node.
       for (Node n : c.nodes()) {
         JsonNode s = n.service(WEB);
-        assertEquals(ROUNDS + 1, blueWeight(s), n + ": " + s);
+        assertEquals(ROUNDS + 1, Node.weight(s, "blue"), n + ": " + s);
         assertEquals(ROUNDS % 2 == 1, s.path("frozen").asBoolean(), n + ": " + s);
       }
       Map<String, Integer> seen = new HashMap<>();

@@ -30,12 +30,7 @@ class ClusterNodeKilledMidCommandTest {
   @TempDir Path dir;
 
   private static int blueWeight(Node n) throws Exception {
-    for (JsonNode p : n.service(WEB).path("pools")) {
-      if (p.path("pool").asText().equals("blue")) {
-        return p.path("weight").asInt();
-      }
-    }
-    throw new AssertionError("no pool blue on " + n);
+    return Node.weight(n.service(WEB), "blue");
   }
 
   /** The numbers k of the commands "k-N" in the node's audit; fails on one audited twice. */

@@ -565,6 +565,18 @@ final class SluiceCluster implements AutoCloseable {
       return r.json();
     }
 
+    /**
+     * The weight of {@code pool} in the node's view of the service (the plan's, else configured).
+     */
+    static int weight(JsonNode service, String pool) {
+      for (JsonNode p : service.path("pools")) {
+        if (p.path("pool").asText().equals(pool)) {
+          return p.path("weight").asInt();
+        }
+      }
+      throw new AssertionError("no pool " + pool + " in " + service);
+    }
+
     /** The switch records of a service. */
     JsonNode switches(String fqdn) throws Exception {
       return get("/api/v1/switches?service=" + stripDot(fqdn)).json().path("switches");
