@@ -9,10 +9,12 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditSink;
 import io.sluice.core.health.EndpointHealth;
+import io.sluice.core.health.Opinion;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.HealthPublisher;
+import io.sluice.core.spi.OpinionExchange;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.probe.canary.CanaryWatch;
@@ -30,6 +32,7 @@ import io.sluice.probe.quorum.VantageOpinion;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -37,6 +40,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
@@ -50,6 +54,12 @@ import org.slf4j.LoggerFactory;
  * ms later, which builds a single snapshot (through the {@link HealthPublisher}, so the traffic
  * controller's reaction goes out in it too), appends the audit events with their evidence and saves
  * the verdicts. Everything here runs on the probe thread.
+ *
+ * <p>In a cluster the quorum also counts the opinions other nodes share through the {@link
+ * OpinionExchange}, and this node shares the debounced opinions of the vantages it holds (its own
+ * and the agents reporting to it): on a change only, plus a bounded RTT refresh, never raw results.
+ * While the exchange is unreachable the verdicts are held as they are: a cut-off node never changes
+ * its answers on its own evidence alone.
  */
 final class HealthEngine {
   private static final Logger LOG = LoggerFactory.getLogger(HealthEngine.class);
@@ -57,6 +67,10 @@ final class HealthEngine {
   static final long SWEEP_NANOS = TimeUnit.SECONDS.toNanos(5);
   private static final int CANARY_ATTEMPTS = 3;
   private static final String UNCHECKED = "no checks configured: served as up";
+  // A shared opinion's RTT is refreshed at most this often, and only when it moved materially.
+  static final long RTT_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(30);
+  static final double RTT_MATERIAL_FRACTION = 0.2;
+  static final double RTT_MATERIAL_MILLIS = 1.0;
 
   /** One verdict change (or flap-damping hold) waiting to be audited. */
   private record Change(
@@ -75,6 +89,13 @@ final class HealthEngine {
   private final AuditSink audit;
   private final GslbMetrics metrics;
   private final ProbeScheduler scheduler;
+  private final OpinionExchange exchange;
+  // Other nodes' opinions (and their agents'), by endpoint then vantage, as the exchange has them.
+  private final Map<String, Map<String, Opinion>> remote = new HashMap<>();
+  private OpinionExchange.Connection connection = OpinionExchange.Connection.UP;
+  private String localVantage;
+  private String localRegion;
+  private long opinionsShared;
   private final Map<String, EndpointState> endpoints = new LinkedHashMap<>();
   private final Map<String, ProbeTarget> canaryTargets = new LinkedHashMap<>();
   private final Map<String, Long> vantageSeen = new HashMap<>();
@@ -102,8 +123,10 @@ final class HealthEngine {
       HealthPublisher publisher,
       AuditSink audit,
       GslbMetrics metrics,
-      RandomGenerator random) {
+      RandomGenerator random,
+      OpinionExchange exchange) {
     this.ts = ts;
+    this.exchange = exchange;
     this.checks = checks;
     this.store = store;
     this.publisher = publisher;
@@ -134,6 +157,8 @@ final class HealthEngine {
     appliedConfigVersion = s.configVersion();
     config = s.config();
     probes = config.probes();
+    localVantage = config.localVantage();
+    localRegion = config.clustered() ? config.cluster().region() : null;
     quorum = new QuorumCombiner(probes);
     if (canaries == null) {
       canaries = new CanaryWatch(probes.staleAfter().toNanos());
@@ -269,7 +294,7 @@ final class HealthEngine {
               h.attempts(),
               true);
     }
-    st.tracker(probes.vantage());
+    st.tracker(localVantage);
     return st;
   }
 
@@ -300,6 +325,10 @@ final class HealthEngine {
     if (st == null) {
       return;
     }
+    for (String v : st.shared.keySet()) {
+      exchange.withdraw(st.key, v);
+    }
+    st.shared.clear();
     if (st.heartbeat != null) {
       scheduler.remove(st.heartbeat);
     }
@@ -318,13 +347,14 @@ final class HealthEngine {
         h.rttP99Millis(),
         h.errorRate(),
         h.results(),
-        h.failures());
+        h.failures(),
+        h.regionRttMillis());
   }
 
   /** A local check finished. */
   private void onLocal(ProbeTarget t, CheckResult r) {
     long now = ts.ticker().nanoTime();
-    String local = probes.vantage();
+    String local = localVantage;
     if (t.canary()) {
       if (canaries.record(local, t.key(), r.ok(), now)) {
         pathChanged(local, t.key() + ": " + (r.ok() ? "passing" : r.error()));
@@ -436,6 +466,7 @@ final class HealthEngine {
 
   private void evaluate(EndpointState st, long now) {
     long staleNanos = probes.staleAfter().toNanos();
+    share(st, now, staleNanos);
     List<VantageOpinion> opinions = new ArrayList<>(st.trackers.size());
     for (Map.Entry<String, VantageTracker> e : st.trackers.entrySet()) {
       VantageTracker t = e.getValue();
@@ -447,6 +478,16 @@ final class HealthEngine {
               t.streakFor(o),
               t.fresh(now, staleNanos),
               canaries.pathOk(e.getKey())));
+    }
+    Map<String, Opinion> others = remoteOf(st, now, staleNanos);
+    for (Opinion o : others.values()) {
+      // Present in the exchange means fresh: its node withdraws it when it goes stale, and it
+      // expires with that node's lease when the node dies.
+      opinions.add(new VantageOpinion(o.vantage(), o.opinion(), o.streak(), true, o.pathOk()));
+    }
+    if (!connection.connected()) {
+      // Cut off from the other nodes: this node's own evidence alone never changes an answer.
+      return;
     }
     QuorumResult q = quorum.combine(opinions);
     if (q.verdict() == Verdict.UNKNOWN) {
@@ -514,9 +555,17 @@ final class HealthEngine {
       v.put("opinion", o.opinion().name());
       v.put("fresh", o.fresh());
       v.put("pathOk", o.pathOk());
-      v.put(
-          "recent",
-          st.trackers.get(o.vantage()).recent().stream().map(Observation::toMap).toList());
+      Opinion shared = others.get(o.vantage());
+      if (shared != null) {
+        // Another node's opinion: its raw results stay with that node.
+        v.put("via", shared.via());
+        v.put("sinceMillis", shared.sinceMillis());
+        v.put("streak", shared.streak());
+      } else {
+        v.put(
+            "recent",
+            st.trackers.get(o.vantage()).recent().stream().map(Observation::toMap).toList());
+      }
       evidence.add(v);
     }
     details.put("evidence", evidence);
@@ -532,6 +581,182 @@ final class HealthEngine {
     if (after != before) {
       verdictsChanged = true;
     }
+  }
+
+  /**
+   * The other nodes' opinions of {@code st} that count here: a vantage this node holds with fresh
+   * results of its own (an agent reporting to several nodes) is counted once, from here.
+   */
+  private Map<String, Opinion> remoteOf(EndpointState st, long now, long staleNanos) {
+    Map<String, Opinion> all = remote.get(st.key);
+    if (all == null || all.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, Opinion> out = new LinkedHashMap<>();
+    for (Opinion o : all.values()) {
+      VantageTracker own = st.trackers.get(o.vantage());
+      if (own == null || !own.fresh(now, staleNanos)) {
+        out.put(o.vantage(), o);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Shares the debounced opinions of the vantages this node holds for {@code st}: a new opinion or
+   * probe-path state at once; while the cooldown holds a failure back, each further failed run up
+   * to {@code cooldownBreak} (the others need the streak to end the cooldown too); the RTT at most
+   * every {@link #RTT_REFRESH_NANOS} and only when it moved materially. A vantage whose results
+   * went stale is withdrawn. Nothing is shared on a single node.
+   */
+  private void share(EndpointState st, long now, long staleNanos) {
+    if (exchange == OpinionExchange.NONE) {
+      return;
+    }
+    for (Map.Entry<String, VantageTracker> e : st.trackers.entrySet()) {
+      String vantage = e.getKey();
+      VantageTracker t = e.getValue();
+      EndpointState.Shared prev = st.shared.get(vantage);
+      Verdict o = t.opinion();
+      if (!t.fresh(now, staleNanos) || o == Verdict.UNKNOWN) {
+        if (prev != null) {
+          st.shared.remove(vantage);
+          exchange.withdraw(st.key, vantage);
+          opinionsShared++;
+        }
+        continue;
+      }
+      boolean local = vantage.equals(localVantage);
+      boolean pathOk = canaries.pathOk(vantage);
+      int streak = Math.min(t.streakFor(o), Math.max(1, st.health.cooldownBreak()));
+      double rtt = local ? st.latency.percentile(0.5) : medianPassingRtt(t);
+      boolean changed = prev == null || prev.opinion().opinion() != o;
+      boolean moved =
+          changed
+              || prev.opinion().pathOk() != pathOk
+              || (o == Verdict.DOWN
+                  && st.gate.current() != Verdict.DOWN
+                  && streak > prev.opinion().streak())
+              || (now - prev.atNanos() >= RTT_REFRESH_NANOS
+                  && materially(prev.opinion().rttMillis(), rtt));
+      if (!moved) {
+        continue;
+      }
+      long since = changed ? ts.ticker().currentTimeMillis() : prev.opinion().sinceMillis();
+      Opinion op =
+          new Opinion(
+              st.key,
+              vantage,
+              localVantage,
+              o,
+              streak,
+              pathOk,
+              local ? localRegion : null,
+              rtt,
+              since);
+      st.shared.put(vantage, new EndpointState.Shared(op, now));
+      exchange.publish(op);
+      opinionsShared++;
+    }
+  }
+
+  /** True when an RTT moved enough to be worth a write: appeared, vanished, or by 20 % and 1 ms. */
+  static boolean materially(double before, double after) {
+    if (Double.isNaN(before) || Double.isNaN(after)) {
+      return Double.isNaN(before) != Double.isNaN(after);
+    }
+    double d = Math.abs(after - before);
+    return d >= RTT_MATERIAL_MILLIS && d >= RTT_MATERIAL_FRACTION * before;
+  }
+
+  /** The median RTT of the passing runs among a vantage's recent results; NaN when none passed. */
+  private static double medianPassingRtt(VantageTracker t) {
+    double[] rtts =
+        t.recent().stream()
+            .filter(Observation::ok)
+            .mapToDouble(Observation::rttMillis)
+            .filter(Double::isFinite)
+            .sorted()
+            .toArray();
+    return rtts.length == 0 ? Double.NaN : rtts[rtts.length / 2];
+  }
+
+  /** Every fresh opinion the other nodes share now (at start and after a reconnect). */
+  void onRemoteReplaced(Collection<Opinion> all) {
+    remote.clear();
+    for (Opinion o : all) {
+      keepRemote(o);
+    }
+    long now = ts.ticker().nanoTime();
+    for (EndpointState st : endpoints.values()) {
+      evaluate(st, now);
+    }
+  }
+
+  /** Another node published or replaced an opinion. */
+  void onRemoteChanged(Opinion o) {
+    if (keepRemote(o)) {
+      reevaluate(o.endpoint());
+    }
+  }
+
+  /** Another node withdrew an opinion, or it expired with that node's lease. */
+  void onRemoteRemoved(String endpoint, String vantage) {
+    EndpointState st = endpoints.get(endpoint);
+    // One of this node's own opinions vanished (another node that also hears the same agent
+    // withdrew it): forget it was shared, so the next evaluation shares it again.
+    boolean own = st != null && st.shared.remove(vantage) != null;
+    Map<String, Opinion> of = remote.get(endpoint);
+    boolean other = of != null && of.remove(vantage) != null;
+    if (of != null && of.isEmpty()) {
+      remote.remove(endpoint);
+    }
+    if (own || other) {
+      reevaluate(endpoint);
+    }
+  }
+
+  /**
+   * The exchange became reachable or unreachable; on reconnect verdicts follow the quorum again.
+   */
+  void onConnection(OpinionExchange.Connection c) {
+    boolean was = connection.connected();
+    connection = c;
+    if (c.connected()) {
+      if (!was) {
+        LOG.info("opinion exchange reachable again: verdicts follow the cluster's quorum");
+      }
+      long now = ts.ticker().nanoTime();
+      for (EndpointState st : endpoints.values()) {
+        evaluate(st, now);
+      }
+    } else if (was) {
+      LOG.warn(
+          "opinion exchange unreachable ({}): holding every verdict as it is until it is back",
+          c.reason());
+    }
+    updateStatus();
+  }
+
+  /** Keeps an opinion shared by another node; false for this node's own, echoed back. */
+  private boolean keepRemote(Opinion o) {
+    if (o.via().equals(localVantage) || o.vantage().equals(localVantage)) {
+      return false;
+    }
+    remote.computeIfAbsent(o.endpoint(), k -> new HashMap<>()).put(o.vantage(), o);
+    return true;
+  }
+
+  private void reevaluate(String endpoint) {
+    EndpointState st = endpoints.get(endpoint);
+    if (st != null) {
+      evaluate(st, ts.ticker().nanoTime());
+    }
+  }
+
+  /** How many opinions this node has published or withdrawn (each one write to the exchange). */
+  long opinionsShared() {
+    return opinionsShared;
   }
 
   private long toMillis(long nanos, long nowNanos) {
@@ -576,7 +801,52 @@ final class HealthEngine {
         st.latency.percentile(0.99),
         st.latency.errorRate(),
         st.latency.results(),
-        st.latency.failures());
+        st.latency.failures(),
+        regionRtt(st, ts.ticker().nanoTime()));
+  }
+
+  /**
+   * Per region, the lowest median RTT measured by a vantage declared in it whose opinion counts and
+   * is not down (this node's, in a cluster with {@code cluster.region}, and the other nodes');
+   * empty on a single node.
+   */
+  private Map<String, Double> regionRtt(EndpointState st, long now) {
+    if (exchange == OpinionExchange.NONE) {
+      return Map.of();
+    }
+    long staleNanos = probes.staleAfter().toNanos();
+    Map<String, Double> out = new TreeMap<>();
+    VantageTracker own = st.trackers.get(localVantage);
+    double ownRtt = st.latency.percentile(0.5);
+    if (localRegion != null
+        && own != null
+        && own.fresh(now, staleNanos)
+        && own.opinion() != Verdict.DOWN
+        && canaries.pathOk(localVantage)
+        && Double.isFinite(ownRtt)) {
+      out.put(localRegion, ownRtt);
+    }
+    for (Opinion o : remoteOf(st, now, staleNanos).values()) {
+      if (o.region() != null
+          && o.pathOk()
+          && o.opinion() != Verdict.DOWN
+          && Double.isFinite(o.rttMillis())) {
+        out.merge(o.region(), o.rttMillis(), Math::min);
+      }
+    }
+    return out;
+  }
+
+  private static boolean sameRtts(Map<String, Double> a, Map<String, Double> b) {
+    if (!a.keySet().equals(b.keySet())) {
+      return false;
+    }
+    for (Map.Entry<String, Double> e : a.entrySet()) {
+      if (!same(e.getValue(), b.get(e.getKey()))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private void publish(EndpointState st, EndpointHealth h) {
@@ -607,11 +877,13 @@ final class HealthEngine {
       double p99 = st.latency.percentile(0.99);
       double err = st.latency.errorRate();
       long results = st.latency.results();
+      Map<String, Double> regions = regionRtt(st, now);
       // New results are published on every sweep so that ramp gates see the evidence grow.
       if (!same(p.rttP50Millis(), p50)
           || !same(p.rttP99Millis(), p99)
           || p.errorRate() != err
-          || p.results() != results) {
+          || p.results() != results
+          || !sameRtts(p.regionRttMillis(), regions)) {
         publish(
             st,
             new EndpointHealth(
@@ -623,7 +895,8 @@ final class HealthEngine {
                 p99,
                 err,
                 results,
-                st.latency.failures()));
+                st.latency.failures(),
+                regions));
       }
     }
     updateStatus();
@@ -710,13 +983,26 @@ final class HealthEngine {
     List<ProbeStatus.VantageStatus> vs = new ArrayList<>();
     vs.add(
         new ProbeStatus.VantageStatus(
-            probes.vantage(), true, canaries.pathOk(probes.vantage()), nowMillis));
+            localVantage, true, canaries.pathOk(localVantage), nowMillis));
     long staleMillis = probes.staleAfter().toMillis();
     vantageSeen.forEach(
         (v, at) ->
             vs.add(
                 new ProbeStatus.VantageStatus(
                     v, nowMillis - at <= staleMillis, canaries.pathOk(v), at)));
+    Map<String, Opinion> heard = new LinkedHashMap<>();
+    for (Map<String, Opinion> of : remote.values()) {
+      for (Opinion o : of.values()) {
+        heard.merge(o.vantage(), o, (a, b) -> a.sinceMillis() >= b.sinceMillis() ? a : b);
+      }
+    }
+    heard.values().stream()
+        .filter(o -> !vantageSeen.containsKey(o.vantage()))
+        .forEach(
+            o ->
+                vs.add(
+                    new ProbeStatus.VantageStatus(
+                        o.vantage(), true, o.pathOk(), o.sinceMillis(), o.via())));
     List<ProbeStatus.HeldEndpoint> held = new ArrayList<>();
     for (EndpointState st : endpoints.values()) {
       if (st.gate.held(now)) {
@@ -729,7 +1015,7 @@ final class HealthEngine {
     ScheduleLag.Summary lag = scheduler.lag();
     status =
         new ProbeStatus(
-            probes.vantage(),
+            localVantage,
             restored.note(),
             restored.freshInstall(),
             initialRound.getCount() == 0,
@@ -743,7 +1029,22 @@ final class HealthEngine {
             lag.maxMillis(),
             uncheckedPools,
             vs,
-            held);
+            held,
+            exchangeStatus());
+  }
+
+  private ProbeStatus.Exchange exchangeStatus() {
+    if (exchange == OpinionExchange.NONE) {
+      return ProbeStatus.Exchange.SINGLE;
+    }
+    OpinionExchange.Connection c = connection;
+    String note =
+        c.connected()
+            ? "sharing opinions with the cluster; " + opinionsShared + " writes so far"
+            : "cut off from the cluster ("
+                + c.reason()
+                + "): every verdict is held as it is until the connection is back";
+    return new ProbeStatus.Exchange(true, c.connected(), c.sinceMillis(), note);
   }
 
   ProbeStatus status() {
