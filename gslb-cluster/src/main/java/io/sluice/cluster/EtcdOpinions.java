@@ -309,13 +309,14 @@ public final class EtcdOpinions implements OpinionExchange {
                   Watch.listener(
                       resp -> onWatch(gen, resp),
                       t -> {
-                        if (gen == generation) {
+                        if (gen == generation && !closed) {
                           exec.execute(() -> lost("watch failed: " + cause(t)));
                         }
                       }));
       if (!connection.connected()) {
         LOG.info(
-            "health opinions: connected to etcd ({} opinions, {} of this node's written again)",
+            "health opinions of {}: connected to etcd ({} opinions, {} of its own written again)",
+            node,
             read.size(),
             ops.size());
       }
@@ -358,7 +359,7 @@ public final class EtcdOpinions implements OpinionExchange {
 
   private void lost(String reason) {
     if (connection.connected() || !announced) {
-      LOG.warn("health opinions: cut off from etcd ({}); verdicts are held", reason);
+      LOG.warn("health opinions of {}: cut off from etcd ({}); verdicts are held", node, reason);
       setConnection(new Connection(false, ticker.currentTimeMillis(), reason));
     }
   }

@@ -81,8 +81,7 @@ class HealthAcrossNodesTest {
 
     PathBackend() {
       try {
-        server =
-            HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
       } catch (IOException e) {
         throw new IllegalStateException(e);
       }
@@ -218,7 +217,8 @@ class HealthAcrossNodesTest {
     SluiceConfig c = config(name, endpoints);
     Client client = EtcdClients.create(c);
     NodeLease lease = NodeLease.grant(client, Duration.ofSeconds(2), Duration.ofSeconds(5));
-    EtcdOpinions opinions = EtcdOpinions.create(client, name, lease::id, c.cluster().etcd().timeout(), Ticker.SYSTEM);
+    EtcdOpinions opinions =
+        EtcdOpinions.create(client, name, lease::id, c.cluster().etcd().timeout(), Ticker.SYSTEM);
     return new Node(name, c, opinions, client);
   }
 

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Measures the etcd writes of the health opinions of three nodes probing {@value #ENDPOINTS} real
  * HTTP endpoints: at start, in steady state, when a tenth of them fail and when they recover. Not
- * part of the suite (its name does not end in Test): run it with {@code -Dtest=OpinionWritesMeasurement}.
+ * part of the suite (its name does not end in Test): run it with {@code
+ * -Dtest=OpinionWritesMeasurement}.
  */
 class OpinionWritesMeasurement {
   static final int ENDPOINTS = 100;
@@ -107,8 +108,7 @@ class OpinionWritesMeasurement {
           DOWN, outage, txns(health) - txBefore, outageSeconds);
       long during = writes(health);
       Thread.sleep(20_000);
-      System.out.printf(
-          "during the outage: %d key writes in 20 s%n", writes(health) - during);
+      System.out.printf("during the outage: %d key writes in 20 s%n", writes(health) - during);
 
       before = writes(health);
       failing.clear();

@@ -119,12 +119,7 @@ public final class SluiceRuntime implements AutoCloseable {
       // Verdicts go out with the controller's reaction to them, in one snapshot.
       probes =
           ProbeService.start(
-              store,
-              traffic.healthPublisher(),
-              traffic.auditSink(),
-              gslb,
-              Ticker.SYSTEM,
-              opinions);
+              store, traffic.healthPublisher(), traffic.auditSink(), gslb, Ticker.SYSTEM, opinions);
       loads =
           PoolLoadFeed.create(
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
