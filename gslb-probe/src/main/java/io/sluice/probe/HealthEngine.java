@@ -70,7 +70,7 @@ final class HealthEngine {
   // A shared opinion's RTT is refreshed at most this often, and only when it moved materially.
   static final long RTT_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(30);
   static final double RTT_MATERIAL_FRACTION = 0.2;
-  static final double RTT_MATERIAL_MILLIS = 1.0;
+  static final double RTT_MATERIAL_MILLIS = 5.0;
 
   /** One verdict change (or flap-damping hold) waiting to be audited. */
   private record Change(
@@ -92,7 +92,7 @@ final class HealthEngine {
   private final OpinionExchange exchange;
   // Other nodes' opinions (and their agents'), by endpoint then vantage, as the exchange has them.
   private final Map<String, Map<String, Opinion>> remote = new HashMap<>();
-  private OpinionExchange.Connection connection = OpinionExchange.Connection.UP;
+  private OpinionExchange.Connection connection;
   private String localVantage;
   private String localRegion;
   private long opinionsShared;
@@ -127,6 +127,8 @@ final class HealthEngine {
       OpinionExchange exchange) {
     this.ts = ts;
     this.exchange = exchange;
+    // Until the exchange has been read, this node's evidence would be all it had: hold.
+    this.connection = exchange.connection();
     this.checks = checks;
     this.store = store;
     this.publisher = publisher;
@@ -660,7 +662,7 @@ final class HealthEngine {
     }
   }
 
-  /** True when an RTT moved enough to be worth a write: appeared, vanished, or by 20 % and 1 ms. */
+  /** True when an RTT moved enough to be worth a write: appeared, vanished, or by 20 % and 5 ms. */
   static boolean materially(double before, double after) {
     if (Double.isNaN(before) || Double.isNaN(after)) {
       return Double.isNaN(before) != Double.isNaN(after);

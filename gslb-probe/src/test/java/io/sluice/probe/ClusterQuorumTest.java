@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.health.Opinion;
+import io.sluice.core.health.ProbeReport;
 import io.sluice.core.health.Verdict;
 import io.sluice.probe.testing.HttpBackend;
 import io.sluice.probe.testing.RecordingExchange;
@@ -132,6 +133,57 @@ class ClusterQuorumTest {
       assertTrue(h.service.status().exchange().connected());
       // The opinion this node formed while cut off was handed to the exchange to publish.
       assertEquals(Verdict.DOWN, ex.of("node-a").get(ex.of("node-a").size() - 1).opinion());
+    }
+  }
+
+  @Test
+  void anAgentsOpinionIsSharedByTheNodeItReportsToAndWithdrawnWhenItGoesStale() throws Exception {
+    RecordingExchange ex = new RecordingExchange();
+    try (HttpBackend http = new HttpBackend();
+        ProbeHarness h = new ProbeHarness(state, config(http.port()), ex)) {
+      h.until(Verdict.UP, Duration.ofMillis(100), Duration.ofSeconds(5));
+      for (int i = 0; i < 3; i++) {
+        h.service
+            .reportSink()
+            .accept(
+                new ProbeReport(
+                    "ams-probe",
+                    h.clock.ticker().currentTimeMillis(),
+                    List.of(new ProbeReport.Result(EP, "fullLink", false, 3.0, "status 503"))));
+        h.advance(Duration.ofSeconds(1));
+      }
+      List<Opinion> agent = ex.of("ams-probe");
+      assertEquals(1, agent.size(), agent.toString());
+      assertEquals(Verdict.DOWN, agent.get(0).opinion());
+      assertEquals("node-a", agent.get(0).via());
+
+      // The agent falls silent: once its results are stale the node withdraws its opinion.
+      int before = ex.published.size();
+      h.advance(Duration.ofSeconds(100));
+      assertTrue(ex.published.subList(before, ex.published.size()).contains(null));
+      assertEquals(1, ex.of("ams-probe").size());
+    }
+  }
+
+  @Test
+  void rttIsRefreshedAtMostEvery30sAndOnlyWhenItMovedMaterially() throws Exception {
+    RecordingExchange ex = new RecordingExchange();
+    try (HttpBackend http = new HttpBackend();
+        ProbeHarness h = new ProbeHarness(state, config(http.port()), ex)) {
+      h.until(Verdict.UP, Duration.ofMillis(100), Duration.ofSeconds(5));
+      h.advance(Duration.ofMinutes(2));
+      // Loopback RTTs wobble by far less than 5 ms: nothing worth a write.
+      assertEquals(1, ex.of("node-a").size(), ex.of("node-a").toString());
+
+      // The backend slows down by 60 ms: once the median has moved, one refresh carries it.
+      http.delay(60);
+      h.advance(Duration.ofMinutes(3));
+      List<Opinion> mine = ex.of("node-a");
+      assertEquals(2, mine.size(), mine.toString());
+      assertTrue(mine.get(1).rttMillis() >= 50, mine.toString());
+      assertEquals(Verdict.UP, mine.get(1).opinion());
+      assertEquals(
+          mine.get(0).sinceMillis(), mine.get(1).sinceMillis(), "same opinion, same since");
     }
   }
 
