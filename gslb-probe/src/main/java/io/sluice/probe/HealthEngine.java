@@ -40,7 +40,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
@@ -67,10 +66,6 @@ final class HealthEngine {
   static final long SWEEP_NANOS = TimeUnit.SECONDS.toNanos(5);
   private static final int CANARY_ATTEMPTS = 3;
   private static final String UNCHECKED = "no checks configured: served as up";
-  // A shared opinion's RTT is refreshed at most this often, and only when it moved materially.
-  static final long RTT_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(30);
-  static final double RTT_MATERIAL_FRACTION = 0.2;
-  static final double RTT_MATERIAL_MILLIS = 5.0;
 
   /** One verdict change (or flap-damping hold) waiting to be audited. */
   private record Change(
@@ -89,13 +84,8 @@ final class HealthEngine {
   private final AuditSink audit;
   private final GslbMetrics metrics;
   private final ProbeScheduler scheduler;
-  private final OpinionExchange exchange;
-  // Other nodes' opinions (and their agents'), by endpoint then vantage, as the exchange has them.
-  private final Map<String, Map<String, Opinion>> remote = new HashMap<>();
-  private OpinionExchange.Connection connection;
+  private final ClusterOpinions cluster;
   private String localVantage;
-  private String localRegion;
-  private long opinionsShared;
   private final Map<String, EndpointState> endpoints = new LinkedHashMap<>();
   private final Map<String, ProbeTarget> canaryTargets = new LinkedHashMap<>();
   private final Map<String, Long> vantageSeen = new HashMap<>();
@@ -126,9 +116,7 @@ final class HealthEngine {
       RandomGenerator random,
       OpinionExchange exchange) {
     this.ts = ts;
-    this.exchange = exchange;
-    // Until the exchange has been read, this node's evidence would be all it had: hold.
-    this.connection = exchange.connection();
+    this.cluster = new ClusterOpinions(exchange);
     this.checks = checks;
     this.store = store;
     this.publisher = publisher;
@@ -160,7 +148,7 @@ final class HealthEngine {
     config = s.config();
     probes = config.probes();
     localVantage = config.localVantage();
-    localRegion = config.clustered() ? config.cluster().region() : null;
+    cluster.configure(localVantage, config.clustered() ? config.cluster().region() : null);
     quorum = new QuorumCombiner(probes);
     if (canaries == null) {
       canaries = new CanaryWatch(probes.staleAfter().toNanos());
@@ -327,10 +315,7 @@ final class HealthEngine {
     if (st == null) {
       return;
     }
-    for (String v : st.shared.keySet()) {
-      exchange.withdraw(st.key, v);
-    }
-    st.shared.clear();
+    cluster.withdrawAll(st);
     if (st.heartbeat != null) {
       scheduler.remove(st.heartbeat);
     }
@@ -468,7 +453,7 @@ final class HealthEngine {
 
   private void evaluate(EndpointState st, long now) {
     long staleNanos = probes.staleAfter().toNanos();
-    share(st, now, staleNanos);
+    cluster.share(st, canaries, now, staleNanos, ts.ticker().currentTimeMillis());
     List<VantageOpinion> opinions = new ArrayList<>(st.trackers.size());
     for (Map.Entry<String, VantageTracker> e : st.trackers.entrySet()) {
       VantageTracker t = e.getValue();
@@ -481,13 +466,11 @@ final class HealthEngine {
               t.fresh(now, staleNanos),
               canaries.pathOk(e.getKey())));
     }
-    Map<String, Opinion> others = remoteOf(st, now, staleNanos);
+    Map<String, Opinion> others = cluster.of(st, now, staleNanos);
     for (Opinion o : others.values()) {
-      // Present in the exchange means fresh: its node withdraws it when it goes stale, and it
-      // expires with that node's lease when the node dies.
       opinions.add(new VantageOpinion(o.vantage(), o.opinion(), o.streak(), true, o.pathOk()));
     }
-    if (!connection.connected()) {
+    if (!cluster.connected()) {
       // Cut off from the other nodes: this node's own evidence alone never changes an answer.
       return;
     }
@@ -585,110 +568,9 @@ final class HealthEngine {
     }
   }
 
-  /**
-   * The other nodes' opinions of {@code st} that count here: a vantage this node holds with fresh
-   * results of its own (an agent reporting to several nodes) is counted once, from here.
-   */
-  private Map<String, Opinion> remoteOf(EndpointState st, long now, long staleNanos) {
-    Map<String, Opinion> all = remote.get(st.key);
-    if (all == null || all.isEmpty()) {
-      return Map.of();
-    }
-    Map<String, Opinion> out = new LinkedHashMap<>();
-    for (Opinion o : all.values()) {
-      VantageTracker own = st.trackers.get(o.vantage());
-      if (own == null || !own.fresh(now, staleNanos)) {
-        out.put(o.vantage(), o);
-      }
-    }
-    return out;
-  }
-
-  /**
-   * Shares the debounced opinions of the vantages this node holds for {@code st}: a new opinion or
-   * probe-path state at once; while the cooldown holds a failure back, each further failed run up
-   * to {@code cooldownBreak} (the others need the streak to end the cooldown too); the RTT at most
-   * every {@link #RTT_REFRESH_NANOS} and only when it moved materially. A vantage whose results
-   * went stale is withdrawn. Nothing is shared on a single node.
-   */
-  private void share(EndpointState st, long now, long staleNanos) {
-    if (exchange == OpinionExchange.NONE) {
-      return;
-    }
-    for (Map.Entry<String, VantageTracker> e : st.trackers.entrySet()) {
-      String vantage = e.getKey();
-      VantageTracker t = e.getValue();
-      EndpointState.Shared prev = st.shared.get(vantage);
-      Verdict o = t.opinion();
-      if (!t.fresh(now, staleNanos) || o == Verdict.UNKNOWN) {
-        if (prev != null) {
-          st.shared.remove(vantage);
-          exchange.withdraw(st.key, vantage);
-          opinionsShared++;
-        }
-        continue;
-      }
-      boolean local = vantage.equals(localVantage);
-      boolean pathOk = canaries.pathOk(vantage);
-      int streak = Math.min(t.streakFor(o), Math.max(1, st.health.cooldownBreak()));
-      double rtt = local ? st.latency.percentile(0.5) : medianPassingRtt(t);
-      boolean changed = prev == null || prev.opinion().opinion() != o;
-      boolean moved =
-          changed
-              || prev.opinion().pathOk() != pathOk
-              || (o == Verdict.DOWN
-                  && st.gate.current() != Verdict.DOWN
-                  && streak > prev.opinion().streak())
-              || (now - prev.atNanos() >= RTT_REFRESH_NANOS
-                  && materially(prev.opinion().rttMillis(), rtt));
-      if (!moved) {
-        continue;
-      }
-      long since = changed ? ts.ticker().currentTimeMillis() : prev.opinion().sinceMillis();
-      Opinion op =
-          new Opinion(
-              st.key,
-              vantage,
-              localVantage,
-              o,
-              streak,
-              pathOk,
-              local ? localRegion : null,
-              rtt,
-              since);
-      st.shared.put(vantage, new EndpointState.Shared(op, now));
-      exchange.publish(op);
-      opinionsShared++;
-    }
-  }
-
-  /** True when an RTT moved enough to be worth a write: appeared, vanished, or by 20 % and 5 ms. */
-  static boolean materially(double before, double after) {
-    if (Double.isNaN(before) || Double.isNaN(after)) {
-      return Double.isNaN(before) != Double.isNaN(after);
-    }
-    double d = Math.abs(after - before);
-    return d >= RTT_MATERIAL_MILLIS && d >= RTT_MATERIAL_FRACTION * before;
-  }
-
-  /** The median RTT of the passing runs among a vantage's recent results; NaN when none passed. */
-  private static double medianPassingRtt(VantageTracker t) {
-    double[] rtts =
-        t.recent().stream()
-            .filter(Observation::ok)
-            .mapToDouble(Observation::rttMillis)
-            .filter(Double::isFinite)
-            .sorted()
-            .toArray();
-    return rtts.length == 0 ? Double.NaN : rtts[rtts.length / 2];
-  }
-
   /** Every fresh opinion the other nodes share now (at start and after a reconnect). */
   void onRemoteReplaced(Collection<Opinion> all) {
-    remote.clear();
-    for (Opinion o : all) {
-      keepRemote(o);
-    }
+    cluster.replaced(all);
     long now = ts.ticker().nanoTime();
     for (EndpointState st : endpoints.values()) {
       evaluate(st, now);
@@ -697,23 +579,14 @@ final class HealthEngine {
 
   /** Another node published or replaced an opinion. */
   void onRemoteChanged(Opinion o) {
-    if (keepRemote(o)) {
+    if (cluster.changed(o)) {
       reevaluate(o.endpoint());
     }
   }
 
   /** Another node withdrew an opinion, or it expired with that node's lease. */
   void onRemoteRemoved(String endpoint, String vantage) {
-    EndpointState st = endpoints.get(endpoint);
-    // One of this node's own opinions vanished (another node that also hears the same agent
-    // withdrew it): forget it was shared, so the next evaluation shares it again.
-    boolean own = st != null && st.shared.remove(vantage) != null;
-    Map<String, Opinion> of = remote.get(endpoint);
-    boolean other = of != null && of.remove(vantage) != null;
-    if (of != null && of.isEmpty()) {
-      remote.remove(endpoint);
-    }
-    if (own || other) {
+    if (cluster.removed(endpoints.get(endpoint), endpoint, vantage)) {
       reevaluate(endpoint);
     }
   }
@@ -722,12 +595,11 @@ final class HealthEngine {
    * The exchange became reachable or unreachable; on reconnect verdicts follow the quorum again.
    */
   void onConnection(OpinionExchange.Connection c) {
-    boolean was = connection.connected();
-    connection = c;
+    boolean was = cluster.connected();
+    if (cluster.connection(c)) {
+      LOG.info("opinion exchange reachable: verdicts follow the cluster's quorum");
+    }
     if (c.connected()) {
-      if (!was) {
-        LOG.info("opinion exchange reachable again: verdicts follow the cluster's quorum");
-      }
       long now = ts.ticker().nanoTime();
       for (EndpointState st : endpoints.values()) {
         evaluate(st, now);
@@ -740,25 +612,11 @@ final class HealthEngine {
     updateStatus();
   }
 
-  /** Keeps an opinion shared by another node; false for this node's own, echoed back. */
-  private boolean keepRemote(Opinion o) {
-    if (o.via().equals(localVantage) || o.vantage().equals(localVantage)) {
-      return false;
-    }
-    remote.computeIfAbsent(o.endpoint(), k -> new HashMap<>()).put(o.vantage(), o);
-    return true;
-  }
-
   private void reevaluate(String endpoint) {
     EndpointState st = endpoints.get(endpoint);
     if (st != null) {
       evaluate(st, ts.ticker().nanoTime());
     }
-  }
-
-  /** How many opinions this node has published or withdrawn (each one write to the exchange). */
-  long opinionsShared() {
-    return opinionsShared;
   }
 
   private long toMillis(long nanos, long nowNanos) {
@@ -804,39 +662,7 @@ final class HealthEngine {
         st.latency.errorRate(),
         st.latency.results(),
         st.latency.failures(),
-        regionRtt(st, ts.ticker().nanoTime()));
-  }
-
-  /**
-   * Per region, the lowest median RTT measured by a vantage declared in it whose opinion counts and
-   * is not down (this node's, in a cluster with {@code cluster.region}, and the other nodes');
-   * empty on a single node.
-   */
-  private Map<String, Double> regionRtt(EndpointState st, long now) {
-    if (exchange == OpinionExchange.NONE) {
-      return Map.of();
-    }
-    long staleNanos = probes.staleAfter().toNanos();
-    Map<String, Double> out = new TreeMap<>();
-    VantageTracker own = st.trackers.get(localVantage);
-    double ownRtt = st.latency.percentile(0.5);
-    if (localRegion != null
-        && own != null
-        && own.fresh(now, staleNanos)
-        && own.opinion() != Verdict.DOWN
-        && canaries.pathOk(localVantage)
-        && Double.isFinite(ownRtt)) {
-      out.put(localRegion, ownRtt);
-    }
-    for (Opinion o : remoteOf(st, now, staleNanos).values()) {
-      if (o.region() != null
-          && o.pathOk()
-          && o.opinion() != Verdict.DOWN
-          && Double.isFinite(o.rttMillis())) {
-        out.merge(o.region(), o.rttMillis(), Math::min);
-      }
-    }
-    return out;
+        cluster.regionRtt(st, canaries, ts.ticker().nanoTime(), probes.staleAfter().toNanos()));
   }
 
   private static boolean sameRtts(Map<String, Double> a, Map<String, Double> b) {
@@ -879,7 +705,8 @@ final class HealthEngine {
       double p99 = st.latency.percentile(0.99);
       double err = st.latency.errorRate();
       long results = st.latency.results();
-      Map<String, Double> regions = regionRtt(st, now);
+      Map<String, Double> regions =
+          cluster.regionRtt(st, canaries, now, probes.staleAfter().toNanos());
       // New results are published on every sweep so that ramp gates see the evidence grow.
       if (!same(p.rttP50Millis(), p50)
           || !same(p.rttP99Millis(), p99)
@@ -992,13 +819,7 @@ final class HealthEngine {
             vs.add(
                 new ProbeStatus.VantageStatus(
                     v, nowMillis - at <= staleMillis, canaries.pathOk(v), at)));
-    Map<String, Opinion> heard = new LinkedHashMap<>();
-    for (Map<String, Opinion> of : remote.values()) {
-      for (Opinion o : of.values()) {
-        heard.merge(o.vantage(), o, (a, b) -> a.sinceMillis() >= b.sinceMillis() ? a : b);
-      }
-    }
-    heard.values().stream()
+    cluster.heard().stream()
         .filter(o -> !vantageSeen.containsKey(o.vantage()))
         .forEach(
             o ->
@@ -1032,21 +853,7 @@ final class HealthEngine {
             uncheckedPools,
             vs,
             held,
-            exchangeStatus());
-  }
-
-  private ProbeStatus.Exchange exchangeStatus() {
-    if (exchange == OpinionExchange.NONE) {
-      return ProbeStatus.Exchange.SINGLE;
-    }
-    OpinionExchange.Connection c = connection;
-    String note =
-        c.connected()
-            ? "sharing opinions with the cluster; " + opinionsShared + " writes so far"
-            : "cut off from the cluster ("
-                + c.reason()
-                + "): every verdict is held as it is until the connection is back";
-    return new ProbeStatus.Exchange(true, c.connected(), c.sinceMillis(), note);
+            cluster.status());
   }
 
   ProbeStatus status() {
