@@ -25,6 +25,8 @@ final class EndpointState {
   ProbeTarget fullLink;
   EndpointHealth published;
   boolean checkedOnce;
+  // The votes (quorum summary) the published reason was written with.
+  String votes;
   long retryAtNanos;
 
   EndpointState(

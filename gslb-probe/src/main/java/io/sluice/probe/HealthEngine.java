@@ -505,9 +505,14 @@ final class HealthEngine {
           out.reason() == null
               ? null
               : "change to " + q.verdict() + " held back by " + out.reason() + "; " + q.summary();
+      // In a cluster the votes change as other nodes' opinions come and go: the reason follows
+      // them, so status never shows one vantage where three vote.
+      boolean votesMoved = cluster.clustered() && !q.summary().equals(st.votes);
       if (st.published.stale()
           || st.published.verdict() != after
-          || (reason != null && !reason.equals(st.published.reason()))) {
+          || (reason != null && !reason.equals(st.published.reason()))
+          || votesMoved) {
+        st.votes = q.summary();
         publish(
             st,
             health(
@@ -523,6 +528,7 @@ final class HealthEngine {
             ? "held " + after + " by " + out.reason() + " (now: " + q.summary() + ")"
             : reasonFor(after, q, out.reason(), st);
     long since = after == before ? st.published.sinceMillis() : ts.ticker().currentTimeMillis();
+    st.votes = q.summary();
     publish(st, health(st, after, since, reason));
     Map<String, Object> details = new LinkedHashMap<>();
     details.put("endpoint", st.key);

@@ -70,6 +70,7 @@ class ClusterQuorumTest {
       ex.remote(remote("node-c", Verdict.UP, "us", 30));
       h.advance(Duration.ofMinutes(2));
       assertEquals(Verdict.UP, h.verdict(), h.health().reason());
+      assertTrue(h.health().reason().contains("1 down, 0 suspect, 2 up of 3"), h.health().reason());
       assertEquals(
           List.of("node-a", "node-b", "node-c"),
           h.service.status().vantages().stream()
