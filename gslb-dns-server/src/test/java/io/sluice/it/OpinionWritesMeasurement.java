@@ -30,13 +30,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Measures the etcd writes of the health opinions of three nodes probing {@value #ENDPOINTS} real
- * HTTP endpoints: at start, in steady state, when a tenth of them fail and when they recover. Not
- * part of the suite (its name does not end in Test): run it with {@code
+ * Measures the etcd writes of the health opinions of three nodes probing real HTTP endpoints (100
+ * by default): at start, in steady state, when a tenth of them fail and when they recover. Not part
+ * of the suite (its name does not end in Test): run it with {@code
  * -Dtest=OpinionWritesMeasurement}.
  */
 class OpinionWritesMeasurement {
-  static final int ENDPOINTS = 100;
+  // -Dendpoints=N and -Dinterval=DURATION scale the run (defaults: 100 endpoints, every 2 s).
+  static final int ENDPOINTS = Integer.getInteger("endpoints", 100);
+  static final String INTERVAL = System.getProperty("interval", "2s");
   static final int DOWN = ENDPOINTS / 10;
   static final long SETTLE_MILLIS = 45_000;
   static final long STEADY_MILLIS = 60_000;
@@ -169,7 +171,9 @@ class OpinionWritesMeasurement {
           .append(node)
           .append("/")
           .append(i)
-          .append(", interval: 2s, timeout: 1s }, cooldown: 5s }\n");
+          .append(", interval: ")
+          .append(INTERVAL)
+          .append(", timeout: 1s }, cooldown: 5s }\n");
     }
     String yaml =
         """
