@@ -254,7 +254,7 @@ final class ClusterOpinions {
     OpinionExchange.Connection c = connection;
     String note =
         c.connected()
-            ? "sharing opinions with the cluster; " + writes + " writes so far"
+            ? "sharing opinions with the cluster; " + writes + " opinion changes shared so far"
             : "cut off from the cluster ("
                 + c.reason()
                 + "): every verdict is held as it is until the connection is back";
