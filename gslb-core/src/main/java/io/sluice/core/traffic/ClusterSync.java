@@ -62,7 +62,8 @@ final class ClusterSync implements AutoCloseable {
       }
       lastProblem = e.getMessage();
     } catch (RuntimeException e) {
-      LOG.log(System.Logger.Level.ERROR, "catching up with the cluster's shared state failed", e);
+      LOG.log(
+          System.Logger.Level.ERROR, "catching up with the shared state of the cluster failed", e);
     }
   }
 
@@ -82,7 +83,7 @@ final class ClusterSync implements AutoCloseable {
       lastProblem = e.getMessage();
       return;
     } catch (RuntimeException e) {
-      LOG.log(System.Logger.Level.ERROR, "checking the cluster's shared state failed", e);
+      LOG.log(System.Logger.Level.ERROR, "checking the shared state of the cluster failed", e);
       return;
     }
     if (!wasConnected

@@ -812,7 +812,7 @@ final class StateWriter {
       LOG.log(
           System.Logger.Level.WARNING,
           "shared state revisions {0} are no longer in the store: adopting revision {1}; the audit"
-              + " lines of changes made elsewhere in that range are not in this node's log",
+              + " lines of changes made elsewhere in that range are not in the log of this node",
           gap,
           latest.revision());
       adopt(latest, gap, true);
@@ -860,7 +860,8 @@ final class StateWriter {
       Thread.currentThread().interrupt();
       return null;
     } catch (Exception e) {
-      LOG.log(System.Logger.Level.WARNING, "reading the shared state's history failed: {0}", e);
+      LOG.log(
+          System.Logger.Level.WARNING, "reading the history of the shared state failed: {0}", e);
       return null;
     }
   }
@@ -972,7 +973,7 @@ final class StateWriter {
       writeAudit(event);
       LOG.log(
           System.Logger.Level.INFO,
-          "the cluster's shared state was empty: it starts from this node's (revision {0})",
+          "the shared state of the cluster was empty: it starts from the state of this node (revision {0})",
           k.revision());
     } else if (c instanceof SharedStateLog.Conflict k) {
       catchUpTo(k.latest());
