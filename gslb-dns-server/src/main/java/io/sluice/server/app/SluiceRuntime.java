@@ -43,6 +43,8 @@ public final class SluiceRuntime implements AutoCloseable {
   private final AdminServer admin;
   private final PoolLoadFeed loads;
   private final Path stateDir;
+  // The node's link to etcd; null on a single node.
+  private ClusterConnection cluster;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -103,9 +105,16 @@ public final class SluiceRuntime implements AutoCloseable {
     SluiceNode node = null;
     AdminServer admin = null;
     PoolLoadFeed loads = null;
+    ClusterConnection cluster = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
-      traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner);
+      // A cluster node shares its operator state through etcd; its state directory keeps its copy.
+      cluster = ClusterConnection.open(config);
+      traffic =
+          cluster == null
+              ? TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner)
+              : TrafficSystem.openClustered(
+                  store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner, cluster.state());
       // Verdicts go out with the controller's reaction to them, in one snapshot.
       probes =
           ProbeService.start(
@@ -139,10 +148,14 @@ public final class SluiceRuntime implements AutoCloseable {
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
       recordAddresses(config, node, admin);
-      return new SluiceRuntime(
-          metrics, traffic, probes, node, admin, loads, config.stateDirectory());
+      SluiceRuntime runtime =
+          new SluiceRuntime(metrics, traffic, probes, node, admin, loads, config.stateDirectory());
+      runtime.cluster = cluster;
+      return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
-      new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null).close();
+      SluiceRuntime partial = new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null);
+      partial.cluster = cluster;
+      partial.close();
       throw e;
     }
   }
@@ -225,6 +238,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (traffic != null) {
       closeQuietly("traffic system", traffic);
+    }
+    if (cluster != null) {
+      closeQuietly("etcd connection", cluster);
     }
     closeQuietly("metrics", metrics);
   }
