@@ -82,8 +82,11 @@ final class StateWriter {
   private List<SwitchRecord> switchesBehind = List.of();
   // The cluster's shared state, or null on a single node.
   private final SharedStateLog shared;
-  // The shared store's revision of the record this node's state is (0: none yet).
-  private volatile long appliedRevision;
+  // The shared store's revision of the record this node's state is (0: none yet); written under
+  // the writer lock before the snapshot that follows it is published.
+  private long appliedRevision;
+  // The same once that snapshot is published, for readers outside the lock.
+  private volatile long publishedRevision;
   // Safety actions applied while cut off, not yet applied to the shared state.
   private volatile List<LocalAction> localActions = List.of();
   // The last record of the local journal, rewritten when the pending safety actions change alone.
@@ -138,6 +141,7 @@ final class StateWriter {
     this.cached = last;
     if (last != null) {
       this.appliedRevision = last.sharedRevision();
+      this.publishedRevision = appliedRevision;
       this.localActions = last.localActions();
     }
     if (last != null && last.audit() != null && state.revision() > audit.lastRevision()) {
@@ -469,6 +473,7 @@ final class StateWriter {
       unhealthy(failure.getMessage(), e);
       throw failure;
     }
+    publishedRevision = appliedRevision;
     if (result[0] == null) {
       // The projection produced the same snapshot object: nothing to persist or publish.
       return unchanged(requestId, o.message());
@@ -703,6 +708,7 @@ final class StateWriter {
     } else if (caughtUp()) {
       healthy();
     }
+    publishedRevision = appliedRevision;
     reportTtls(state);
     return out[0];
   }
@@ -711,7 +717,7 @@ final class StateWriter {
 
   /** The shared store's revision of the state in effect here (0: none, or a single node). */
   long appliedRevision() {
-    return appliedRevision;
+    return publishedRevision;
   }
 
   /** The safety actions applied while cut off and not yet applied to the cluster. */
@@ -910,6 +916,7 @@ final class StateWriter {
       // cache() reports instead of throwing for a committed record; nothing else here throws.
       LOG.log(System.Logger.Level.ERROR, "adopting shared state revision failed", x);
     }
+    publishedRevision = appliedRevision;
     reportTtls(state);
     adopted.run();
   }
@@ -970,6 +977,7 @@ final class StateWriter {
         throw new UncheckedIOException(x);
       }
       appliedRevision = k.revision();
+      publishedRevision = appliedRevision;
       writeAudit(event);
       LOG.log(
           System.Logger.Level.INFO,
