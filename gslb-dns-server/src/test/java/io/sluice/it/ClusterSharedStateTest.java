@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -100,6 +101,19 @@ class ClusterSharedStateTest {
           millis.add((System.nanoTime() - t0) / 1_000_000);
         }
         System.out.println("command on a to the changed answer of b, ms: " + millis);
+        // b's audit log has a's commands, each naming the node it was made on.
+        LiveNode.CtlRun audit =
+            LiveNode.ctl(
+                Map.of("SLUICE_STATE_DIR", dir.resolve("b").resolve("state").toString()),
+                "audit",
+                "--limit",
+                "3");
+        assertEquals(0, audit.exit(), audit.out() + audit.err());
+        assertTrue(audit.out().startsWith("SEQ  TIME"), audit.out());
+        assertTrue(audit.out().lines().findFirst().orElse("").contains("NODE"), audit.out());
+        assertTrue(
+            audit.out().lines().skip(1).allMatch(l -> l.contains(" a ") || l.startsWith("(")),
+            audit.out());
 
         etcd.kill(0);
         LiveNode.Reply refused = null;
