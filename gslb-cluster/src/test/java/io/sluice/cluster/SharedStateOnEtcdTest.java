@@ -40,21 +40,21 @@ import org.junit.jupiter.api.io.TempDir;
  * when the nodes resync.
  */
 class SharedStateOnEtcdTest {
-  private static final String APP = "app.example.com.";
+  static final String APP = "app.example.com.";
   private static final Actor ALICE = new Actor("alice", "operator");
   private static final Actor BOB = new Actor("bob", "operator");
 
   @TempDir Path dir;
 
   /** One node: its snapshot store, state directory, etcd client and traffic system. */
-  private final class Node implements AutoCloseable {
+  static final class Node implements AutoCloseable {
     final String name;
     final SnapshotStore store;
     final Client client;
     final EtcdStateLog log;
     final TrafficSystem system;
 
-    Node(String name, EtcdCluster etcd) throws Exception {
+    Node(String name, EtcdCluster etcd, Path stateDir) throws Exception {
       this.name = name;
       SluiceConfig config = config(name, etcd.endpoints());
       this.store = new SnapshotStore(Snapshot.initial(config));
@@ -62,7 +62,7 @@ class SharedStateOnEtcdTest {
       this.log = EtcdStateLog.open(client, config);
       this.system =
           TrafficSystem.openManualClustered(
-              store, dir.resolve(name), new ManualTicker(), new GslbMetrics() {}, g -> 0.0, log);
+              store, stateDir, new ManualTicker(), new GslbMetrics() {}, g -> 0.0, log);
     }
 
     TrafficController controller() {
@@ -113,7 +113,7 @@ class SharedStateOnEtcdTest {
     return ConfigLoader.parse(yaml, "test.yaml", Path.of("."));
   }
 
-  private static void await(String what, Duration bound, BooleanSupplier condition)
+  static void await(String what, Duration bound, BooleanSupplier condition)
       throws InterruptedException {
     long deadline = System.nanoTime() + bound.toNanos();
     while (!condition.getAsBoolean()) {
@@ -136,8 +136,8 @@ class SharedStateOnEtcdTest {
   @Test
   void drainWeightFreezeAndRollbackThroughOneNodeAreAdoptedByTheOther() throws Exception {
     try (EtcdCluster etcd = EtcdCluster.start(3);
-        Node a = new Node("a", etcd);
-        Node b = new Node("b", etcd)) {
+        Node a = new Node("a", etcd, dir.resolve("a"));
+        Node b = new Node("b", etcd, dir.resolve("b"))) {
       awaitJoined(a, b);
       List<Long> millis = new ArrayList<>();
 
@@ -194,8 +194,8 @@ class SharedStateOnEtcdTest {
   @Test
   void twoOperatorsChangingTheSameServiceAtOnceLoseNothing() throws Exception {
     try (EtcdCluster etcd = EtcdCluster.start(3);
-        Node a = new Node("a", etcd);
-        Node b = new Node("b", etcd)) {
+        Node a = new Node("a", etcd, dir.resolve("a"));
+        Node b = new Node("b", etcd, dir.resolve("b"))) {
       awaitJoined(a, b);
       ExecutorService pool = Executors.newFixedThreadPool(2);
       try {
@@ -260,8 +260,8 @@ class SharedStateOnEtcdTest {
   void aLostMajorityRefusesCommandsKeepsTheStateAndAppliesSafetyActionsLocallyUntilItIsBack()
       throws Exception {
     try (EtcdCluster etcd = EtcdCluster.start(3);
-        Node a = new Node("a", etcd);
-        Node b = new Node("b", etcd)) {
+        Node a = new Node("a", etcd, dir.resolve("a"));
+        Node b = new Node("b", etcd, dir.resolve("b"))) {
       awaitJoined(a, b);
       a.controller()
           .startMove(ALICE, APP, List.of("primary"), List.of("standby"), null, "move", null);
