@@ -25,10 +25,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -302,6 +304,36 @@ class SharedStateOnEtcdTest {
           "b drains",
           Duration.ofSeconds(10),
           () -> b.store.current().traffic().drained().contains("standby"));
+    }
+  }
+
+  @Test
+  void aNodeRestartedBehindACompactedHistoryAdoptsTheNewestRecordAndSaysWhatItMissed()
+      throws Exception {
+    try (EtcdCluster etcd = EtcdCluster.start(1);
+        Node a = new Node("a", etcd, dir.resolve("a"))) {
+      Node b = new Node("b", etcd, dir.resolve("b"));
+      awaitJoined(a, b);
+      long stoppedAt = b.controller().appliedRevision();
+      b.close();
+      a.controller().drain(ALICE, "standby", true, "one", null);
+      a.controller().drain(ALICE, "primary/b", true, "two", null);
+      long newest = a.controller().appliedRevision();
+      a.client.getKVClient().compact(newest).get(10, TimeUnit.SECONDS);
+      try (Node again = new Node("b", etcd, dir.resolve("b"))) {
+        awaitJoined(a, again);
+        assertEquals(Set.of("standby", "primary/b"), again.store.current().traffic().drained());
+        AuditEvent adopted =
+            again.audit().stream()
+                .filter(e -> e.action().equals("drain"))
+                .findFirst()
+                .orElseThrow();
+        assertEquals("two", adopted.reason());
+        assertEquals(
+            (stoppedAt + 1) + ".." + (newest - 1),
+            adopted.details().get("missedRevisions"),
+            adopted.toString());
+      }
     }
   }
 }
