@@ -55,6 +55,7 @@ class SharedStateOnEtcdTest {
     final Client client;
     final EtcdStateLog log;
     final TrafficSystem system;
+    final ManualTicker ticker = new ManualTicker();
 
     Node(String name, EtcdCluster etcd, Path stateDir) throws Exception {
       this.name = name;
@@ -64,7 +65,7 @@ class SharedStateOnEtcdTest {
       this.log = EtcdStateLog.open(client, config);
       this.system =
           TrafficSystem.openManualClustered(
-              store, stateDir, new ManualTicker(), new GslbMetrics() {}, g -> 0.0, log);
+              store, stateDir, ticker, new GslbMetrics() {}, g -> 0.0, log);
     }
 
     TrafficController controller() {
@@ -334,6 +335,34 @@ class SharedStateOnEtcdTest {
             adopted.details().get("missedRevisions"),
             adopted.toString());
       }
+    }
+  }
+
+  @Test
+  void onlyTheNodeHoldingTheLeaderKeyCommitsControllerSteps() throws Exception {
+    try (EtcdCluster etcd = EtcdCluster.start(1);
+        Node a = new Node("a", etcd, dir.resolve("a"));
+        Node b = new Node("b", etcd, dir.resolve("b"))) {
+      awaitJoined(a, b);
+      a.client
+          .getKVClient()
+          .put(EtcdClients.bytes(EtcdStateLog.LEADER_KEY), EtcdClients.bytes("a"))
+          .get(10, TimeUnit.SECONDS);
+      b.controller().startDrill(BOB, APP, List.of("standby"), 10, 60, "drill", null);
+      awaitJoined(a, b);
+      b.ticker.advance(Duration.ofSeconds(61));
+      b.controller().tick();
+      assertNotNull(b.controller().state().service(APP).drill(), "b does not lead: no step");
+      a.ticker.advance(Duration.ofSeconds(61));
+      a.controller().tick();
+      assertEquals(null, a.controller().state().service(APP).drill(), "a ended the drill");
+      await(
+          "b follows the leader's step",
+          Duration.ofSeconds(10),
+          () -> b.controller().state().service(APP).drill() == null);
+      AuditEvent ended =
+          b.audit().stream().filter(e -> e.actor().equals("controller")).findFirst().orElseThrow();
+      assertEquals("a", ended.details().get("origin"));
     }
   }
 }
