@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -89,6 +90,13 @@ final class StateWriter {
   private volatile long publishedRevision;
   // Safety actions applied while cut off, not yet applied to the shared state.
   private volatile List<LocalAction> localActions = List.of();
+  // Whether the state holds the effect of every pending safety action (false once a shared record
+  // replaced it on reconnect, until they are applied again).
+  private boolean localInState = true;
+  // Whether the state differs from the published snapshot: shared records adopted while safety
+  // actions are owed are not published alone, so the answers never step back from a rollback or
+  // freeze made during a cut to what it undid.
+  private boolean unpublished;
   // The last record of the local journal, rewritten when the pending safety actions change alone.
   private JournalEntry cached;
   // Rebuilds the command of a safety action (set by the controller, which owns the commands).
@@ -325,6 +333,9 @@ final class StateWriter {
       long started,
       ClusterUnreachableException why)
       throws CommandRejectedException {
+    if (!localInState) {
+      reapplyLocally();
+    }
     ControlState cs = state;
     if (requestId != null) {
       CommandResult first = cs.request(requestId);
@@ -337,8 +348,8 @@ final class StateWriter {
     if (o.next() == cs) {
       return unchanged(requestId, o.message());
     }
-    String id =
-        requestId != null ? requestId : "local-" + shared.node() + "-" + now + "-" + cs.counter();
+    // The id makes applying it to the cluster again after a crash a no-op; unique per action.
+    String id = requestId != null ? requestId : "local-" + shared.node() + "-" + UUID.randomUUID();
     LocalAction a = new LocalAction(kind, o.service(), actor.name(), actor.role(), reason, id, now);
     List<LocalAction> pending = new ArrayList<>(localActions);
     pending.add(a);
@@ -474,6 +485,7 @@ final class StateWriter {
       throw failure;
     }
     publishedRevision = appliedRevision;
+    unpublished = false;
     if (result[0] == null) {
       // The projection produced the same snapshot object: nothing to persist or publish.
       return unchanged(requestId, o.message());
@@ -778,15 +790,59 @@ final class StateWriter {
   }
 
   private void syncLocked() {
-    Optional<SharedStateLog.Entry> latest = shared.latest();
-    if (latest.isEmpty()) {
-      bootstrap();
-    } else {
-      catchUpTo(latest.get());
+    try {
+      Optional<SharedStateLog.Entry> latest = shared.latest();
+      if (latest.isEmpty()) {
+        bootstrap();
+      } else {
+        catchUpTo(latest.get());
+      }
+      if (!localActions.isEmpty()) {
+        reconcile();
+      }
+    } finally {
+      if (!localActions.isEmpty() && !localInState) {
+        // Cut again before every safety action reached the cluster: they stay in effect here.
+        reapplyLocally();
+      }
+      if (unpublished) {
+        store.update(s -> s.withTraffic(PlanProjection.project(state, s.config())));
+        unpublished = false;
+        publishedRevision = appliedRevision;
+        reportTtls(state);
+      }
     }
-    if (!localActions.isEmpty()) {
-      reconcile();
+  }
+
+  /**
+   * Applies the pending safety actions on this node again, on top of the shared state adopted
+   * meanwhile (audited {@code local} and {@code reapplied}); they stay pending for the cluster.
+   */
+  private void reapplyLocally() {
+    for (LocalAction a : localActions) {
+      Command c = localCommands.apply(a);
+      try {
+        Outcome o = c == null ? null : c.apply(state, ticker.currentTimeMillis());
+        if (o != null && o.next() != state) {
+          apply(
+              new Actor(a.actor(), a.role()),
+              a.reason(),
+              null,
+              o,
+              System.nanoTime(),
+              Map.of("local", true, "reapplied", true),
+              Reach.NODE,
+              localActions);
+        }
+      } catch (CommandRejectedException e) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "{0} made on this node while cut off no longer applies: {1}",
+            a.kind(),
+            e.getMessage());
+      }
     }
+    localInState = true;
   }
 
   /**
@@ -890,33 +946,39 @@ final class StateWriter {
       return;
     }
     ControlState next = j.state();
-    AuditEvent[] event = new AuditEvent[1];
+    boolean owed = !localActions.isEmpty();
+    SnapshotStore.BeforePublish<IOException> record =
+        versioned -> {
+          AuditEvent event =
+              j.audit() == null || !audited
+                  ? null
+                  : heard(j, e.revision(), gap, versioned.version() - 1);
+          cache(
+              new JournalEntry(next, event, j.switches(), j.origin(), e.revision(), localActions),
+              true);
+          state = next;
+          appliedRevision = e.revision();
+          if (event != null) {
+            writeAudit(event);
+          }
+          if (audited && !j.switches().isEmpty()) {
+            writeSwitches(j.switches());
+          }
+        };
     try {
-      store.update(
-          s -> s.withTraffic(PlanProjection.project(next, s.config())),
-          versioned -> {
-            event[0] =
-                j.audit() == null || !audited
-                    ? null
-                    : heard(j, e.revision(), gap, versioned.version() - 1);
-            cache(
-                new JournalEntry(
-                    next, event[0], j.switches(), j.origin(), e.revision(), localActions),
-                true);
-            state = next;
-            appliedRevision = e.revision();
-            if (event[0] != null) {
-              writeAudit(event[0]);
-            }
-            if (audited && !j.switches().isEmpty()) {
-              writeSwitches(j.switches());
-            }
-          });
+      if (owed) {
+        // The safety actions of a cut are applied on top before anything is published.
+        record.accept(store.current());
+        unpublished = true;
+        localInState = false;
+      } else {
+        store.update(s -> s.withTraffic(PlanProjection.project(next, s.config())), record);
+        publishedRevision = appliedRevision;
+      }
     } catch (IOException x) {
       // cache() reports instead of throwing for a committed record; nothing else here throws.
       LOG.log(System.Logger.Level.ERROR, "adopting shared state revision failed", x);
     }
-    publishedRevision = appliedRevision;
     reportTtls(state);
     adopted.run();
   }
@@ -977,8 +1039,8 @@ final class StateWriter {
         throw new UncheckedIOException(x);
       }
       appliedRevision = k.revision();
-      publishedRevision = appliedRevision;
       writeAudit(event);
+      publishedRevision = appliedRevision;
       LOG.log(
           System.Logger.Level.INFO,
           "the shared state of the cluster was empty: it starts from the state of this node (revision {0})",

@@ -49,6 +49,8 @@ public final class MemorySharedState {
     private volatile boolean deaf;
     private volatile boolean loseNextAnswer;
     private volatile int commits;
+    private volatile int cutAfter;
+    private volatile String cutAfterReason;
 
     private Node(String name) {
       this.name = name;
@@ -74,6 +76,12 @@ public final class MemorySharedState {
     /** The next commit lands in the store but its answer is lost, as when the node dies then. */
     public void loseNextAnswer() {
       loseNextAnswer = true;
+    }
+
+    /** Cuts this node off for {@code reason} right after its next {@code n} commits. */
+    public void cutAfter(int n, String reason) {
+      cutAfter = n;
+      cutAfterReason = reason;
     }
 
     /** How many commits this node attempted. */
@@ -126,6 +134,9 @@ public final class MemorySharedState {
         if (!w.node().deaf && w.node().cut == null) {
           w.listener().entry(committed);
         }
+      }
+      if (cutAfter > 0 && --cutAfter == 0) {
+        cut(cutAfterReason);
       }
       if (loseNextAnswer) {
         loseNextAnswer = false;

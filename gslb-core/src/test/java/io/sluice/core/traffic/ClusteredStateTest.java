@@ -244,9 +244,17 @@ class ClusteredStateTest {
       assertFalse(a.store.current().traffic().frozen());
       assertTrue(shiftOn(a) > 0);
 
+      // From the local rollback on, b never answers with the move again, not even for a moment
+      // while it catches up with what a did meanwhile.
+      List<Double> shifts = new java.util.concurrent.CopyOnWriteArrayList<>();
+      b.store.addListener(
+          s ->
+              shifts.add(
+                  s.traffic().plan(APP).shifts().stream().mapToDouble(x -> x.percent()).sum()));
       b.link.restore();
       b.controller().catchUp();
       assertTrue(b.controller().localActions().isEmpty());
+      assertTrue(shifts.stream().allMatch(x -> x == 0.0), "published on b: " + shifts);
       awaitSame(b, a);
       for (Node n : List.of(a, b)) {
         assertTrue(
@@ -263,6 +271,39 @@ class ClusteredStateTest {
       long revision = a.controller().appliedRevision();
       b.controller().catchUp();
       assertEquals(revision, b.controller().appliedRevision());
+    }
+  }
+
+  @Test
+  void cutAgainWhileReconcilingKeepsTheRemainingSafetyActionsInEffectOnTheNode() throws Exception {
+    try (Node a = new Node("a");
+        Node b = new Node("b")) {
+      await("both caught up", () -> a.controller().appliedRevision() > 0);
+      awaitSame(a, b);
+      a.controller()
+          .startMove(ALICE, APP, List.of("primary"), List.of("standby"), null, "move", null);
+      awaitSame(a, b);
+      b.link.cut("partition");
+      b.controller().rollback(BOB, APP, "bad move", null);
+      b.controller().freeze(BOB, null, true, "hold", null);
+      a.controller().drain(ALICE, "spare", true, "meanwhile", null);
+      b.link.cutAfter(1, "partition again"); // the rollback gets through, the freeze does not
+      b.link.restore();
+      assertThrows(
+          ClusterUnreachableException.class,
+          () -> b.controller().catchUp(),
+          () -> b.audit() + " " + b.controller().localActions() + " " + b.link.commits());
+      await("the rollback reached a", () -> shiftOn(a) == 0.0);
+      assertFalse(a.store.current().traffic().frozen());
+      // b shows the shared state it caught up with, the rollback, and its freeze still.
+      assertTrue(b.store.current().traffic().drained().contains("spare"));
+      assertEquals(0.0, shiftOn(b));
+      assertTrue(b.store.current().traffic().frozen());
+      assertEquals(1, b.controller().localActions().size());
+      b.link.restore();
+      b.controller().catchUp();
+      await("a has the freeze", () -> a.store.current().traffic().frozen());
+      assertTrue(b.controller().localActions().isEmpty());
     }
   }
 
