@@ -46,6 +46,8 @@ public final class SluiceRuntime implements AutoCloseable {
   private final PoolLoadFeed loads;
   private final Path stateDir;
   private ClusterHealth clusterHealth;
+  // The node's link to etcd; null on a single node.
+  private ClusterConnection cluster;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -107,9 +109,16 @@ public final class SluiceRuntime implements AutoCloseable {
     AdminServer admin = null;
     PoolLoadFeed loads = null;
     ClusterHealth clusterHealth = null;
+    ClusterConnection cluster = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
-      traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner);
+      // A cluster node shares its operator state through etcd; its state directory keeps its copy.
+      cluster = ClusterConnection.open(config);
+      traffic =
+          cluster == null
+              ? TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner)
+              : TrafficSystem.openClustered(
+                  store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner, cluster.state());
       // In a cluster the verdicts come from the quorum over every node's opinions, shared on etcd.
       OpinionExchange opinions = OpinionExchange.NONE;
       if (config.clustered()) {
@@ -152,10 +161,12 @@ public final class SluiceRuntime implements AutoCloseable {
       SluiceRuntime runtime =
           new SluiceRuntime(metrics, traffic, probes, node, admin, loads, config.stateDirectory());
       runtime.clusterHealth = clusterHealth;
+      runtime.cluster = cluster;
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       SluiceRuntime partial = new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null);
       partial.clusterHealth = clusterHealth;
+      partial.cluster = cluster;
       partial.close();
       throw e;
     }
@@ -242,6 +253,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (traffic != null) {
       closeQuietly("traffic system", traffic);
+    }
+    if (cluster != null) {
+      closeQuietly("etcd connection", cluster);
     }
     closeQuietly("metrics", metrics);
   }
