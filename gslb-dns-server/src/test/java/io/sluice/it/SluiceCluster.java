@@ -86,9 +86,14 @@ final class SluiceCluster implements AutoCloseable {
    * configuration; closing the cluster stops both. Skips without etcd (fails under CI=true).
    */
   static SluiceCluster startWithEtcd(Path dir, String body) throws Exception {
+    return startWithEtcd(dir, body, Duration.ofSeconds(3));
+  }
+
+  /** As {@link #startWithEtcd(Path, String)} with {@code leaseTtl} as the nodes' lease TTL. */
+  static SluiceCluster startWithEtcd(Path dir, String body, Duration leaseTtl) throws Exception {
     EtcdCluster etcd = EtcdCluster.start(3);
     try {
-      SluiceCluster c = start(dir, etcd.endpoints(), 3, body);
+      SluiceCluster c = start(dir, etcd.endpoints(), 3, body, leaseTtl);
       c.ownEtcd = etcd;
       return c;
     } catch (Exception | Error e) {
