@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Interoperability check: starts Sluice through ./sluice on a free loopback port with a test
-# config, queries it with dig and kdig (UDP, TCP, EDNS, NSID, EDE, truncation, NXDOMAIN, REFUSED,
+# config, queries it with dig and kdig (UDP, TCP, EDNS, NSID, EDE, cookies, truncation, NXDOMAIN, REFUSED,
 # referral, wildcard, CNAME, ECS, additional-section data of NS, MX and SRV answers, minimal ANY),
 # then resolves through unbound configured with Sluice as a stub zone.
 # Exits non-zero, naming every wrong answer, on failure. Needs: dig, kdig, unbound, ss, java, mvn.
@@ -85,6 +85,7 @@ dns:
   listen: [127.0.0.1]
   threads: 2
   nsid: "interop-node"
+  cookies: { enabled: true }
 pools:
   east: { endpoints: [ { name: e1, address: 198.51.100.1 } ] }
 zones:
@@ -158,6 +159,10 @@ refute "dig no NSID unless asked"        'NSID'                           "${d[@
 expect "dig NSID on NXDOMAIN"            'NSID: .*\("interop-node"\)'    "${d[@]}" +nsid nope.example.test A
 expect "dig unknown EDNS option ignored" 'status: NOERROR'                "${d[@]}" +ednsopt=65001:abcd www.example.test A
 expect "dig EDE on REFUSED"              'EDE: 20'                        "${d[@]}" www.example.org A
+expect "dig cookie: server cookie"       'COOKIE: [0-9a-f]{48} \(good\)' "${d[@]}" +cookie www.example.test A
+cookie=$("${d[@]}" +cookie www.example.test A | sed -n 's/^; COOKIE: \([0-9a-f]*\).*/\1/p')
+expect "dig cookie presented: sent back"  "COOKIE: ${cookie:-none} \\(good\\)" "${d[@]}" +cookie="${cookie:-00}" www.example.test A
+expect "dig malformed cookie: FORMERR"    'status: FORMERR'                "${d[@]}" +nocookie +ednsopt=10:0102030405 www.example.test A
 
 expect "kdig udp A"                      'status: NOERROR'                "${k[@]}" www.example.test A
 expect "kdig tcp A"                      'TCP'                            "${k[@]}" +tcp www.example.test A
@@ -166,6 +171,7 @@ expect "kdig truncation"                 'Flags: qr aa tc;'               "${k[@
 expect "kdig NXDOMAIN"                   'status: NXDOMAIN'               "${k[@]}" nope.example.test A
 expect "kdig REFUSED"                    'status: REFUSED'                "${k[@]}" www.example.org A
 expect "kdig NSID when asked"            'NSID: .*interop-node'           "${k[@]}" +nsid www.example.test A
+expect "kdig cookie: server cookie"      'COOKIE: [0-9A-Fa-f]{48}'        "${k[@]}" +cookie www.example.test A
 expect "kdig MX: additional data"        '^mail\.example\.test\.[[:space:]].*A[[:space:]]+192\.0\.2\.25' "${k[@]}" example.test MX
 expect "kdig SRV: additional data"       '^sip\.example\.test\.[[:space:]].*AAAA[[:space:]]+2001:db8::60' "${k[@]}" _sip._tcp.example.test SRV
 expect "kdig wildcard"                   '192\.0\.2\.90'                  "${k[@]}" x.apps.example.test A

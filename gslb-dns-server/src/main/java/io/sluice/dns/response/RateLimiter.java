@@ -9,8 +9,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * network, answer kind and name or zone, hashed with a per-process random seed so that no one can
  * aim collisions) may sit in one of two neighbouring slots; a new key takes the slot used longest
  * ago. A slot packs its key's tag, the second it was last charged, its slip counter and its balance
- * into one long, updated with compare-and-set: event loops never lock or wait, and a slot two
- * threads fight over is let through rather than retried without end.
+ * into one long, updated with compare-and-set: event loops never lock or wait, and a response whose
+ * slot other threads keep changing is decided on the state last read rather than retried without
+ * end.
  */
 final class RateLimiter {
   /** {@link #charge} results: within the limit, over it and dropped, over it and slipped. */
@@ -81,6 +82,7 @@ final class RateLimiter {
     int i = (int) key & mask;
     long tag = (key >>> TAG_SHIFT) & TAG_MASK;
     long now = second & TIME_MASK;
+    int result = PASS;
     for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       int slot = i;
       long old = slots.get(i);
@@ -105,7 +107,7 @@ final class RateLimiter {
       }
       boolean wasInDebt = balance < 0;
       balance = Math.max(balance - 1, -(long) rate * window);
-      int result = PASS;
+      result = PASS;
       if (balance < 0) {
         if (slip > 0) {
           slipCount = slipCount + 1 >= slip ? 0 : slipCount + 1;
@@ -125,8 +127,9 @@ final class RateLimiter {
         return result;
       }
     }
-    // Another thread keeps winning this slot: answer rather than spin.
-    return PASS;
+    // Other threads keep winning this slot (a flood over several event loops): decide on the
+    // state last read, uncharged, rather than spin; a bucket in debt stays limited.
+    return result;
   }
 
   private static boolean matches(long slot, long tag) {
