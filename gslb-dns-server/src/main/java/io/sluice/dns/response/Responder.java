@@ -6,22 +6,18 @@ import io.sluice.core.spi.ClientInfo;
 import io.sluice.core.spi.Decision;
 import io.sluice.core.spi.DnsQueryLabels;
 import io.sluice.core.spi.GslbMetrics;
-import io.sluice.core.spi.RateLimitAction;
-import io.sluice.core.spi.RateLimitKind;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.dns.zone.Resolution;
 import io.sluice.dns.zone.Zone;
 import io.sluice.dns.zone.ZoneIndex;
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xbill.DNS.AAAARecord;
@@ -50,7 +46,6 @@ public final class Responder {
 
   private static final int BADVERS = 16;
   private static final int BADCOOKIE = 23;
-  private static final long NANOS_PER_SECOND = 1_000_000_000L;
   private static final Name VERSION_BIND = Name.fromConstantString("version.bind.");
   private static final Name VERSION_SERVER = Name.fromConstantString("version.server.");
   private static final Name ID_SERVER = Name.fromConstantString("id.server.");
@@ -66,11 +61,8 @@ public final class Responder {
   private final ServedZones fallback;
   private final Ticker ticker;
 
-  /** The rate limiting buckets; sized at start, kept across reloads. */
-  private final RateLimiter limiter;
-
-  /** The second before which no further rate limiting line is logged (at most one a second). */
-  private final AtomicLong nextLimitLog = new AtomicLong();
+  /** Response rate limiting; its table is sized at start and kept across reloads. */
+  private final ResponseRateLimit rateLimit;
 
   /**
    * A responder following {@code store}: each query reads one snapshot and answers from the zone
@@ -100,7 +92,9 @@ public final class Responder {
     this.planner = planner;
     this.metrics = metrics;
     this.ticker = Objects.requireNonNull(ticker, "ticker");
-    this.limiter = new RateLimiter(served(store.current()).settings.rateLimits().tableSize);
+    this.rateLimit =
+        new ResponseRateLimit(
+            served(store.current()).settings.rateLimits().tableSize, ticker, metrics);
   }
 
   /** A responder serving fixed zone data {@code index} with {@code settings}, without a store. */
@@ -111,7 +105,7 @@ public final class Responder {
     this.planner = planner;
     this.metrics = metrics;
     this.ticker = Ticker.SYSTEM;
-    this.limiter = new RateLimiter(settings.rateLimits().tableSize);
+    this.rateLimit = new ResponseRateLimit(settings.rateLimits().tableSize, ticker, metrics);
   }
 
   /** The zone data being served. */
@@ -161,7 +155,7 @@ public final class Responder {
     int rcode = badvers ? BADVERS : q.badCookie ? BADCOOKIE : out[3] & 0x0f;
     // TCP proves the client's address, and so does a server cookie: neither is rate limited.
     if (transport == Transport.UDP && settings.rateLimits().enabled && !q.cookieValid) {
-      out = limit(settings, q, in, out, rcode, client, ip);
+      out = rateLimit.apply(settings, q, in, out, rcode, client, ip);
     }
     metrics.dnsQuery(
         q.zone == null ? "" : q.zone.originText(),
@@ -195,116 +189,6 @@ public final class Responder {
             && q.status == Query.OK
             && q.opcode == Opcode.QUERY
             && q.ednsVersion == 0;
-  }
-
-  /**
-   * Charges {@code out} to its rate limiting bucket and returns what to send: {@code out}, the
-   * truncated slip, or null (dropped). In log-only mode it is always {@code out}.
-   */
-  private byte[] limit(
-      ResponderSettings settings,
-      Query q,
-      byte[] in,
-      byte[] out,
-      int rcode,
-      InetAddress client,
-      byte[] ip) {
-    RateLimits limits = settings.rateLimits();
-    RateLimitKind kind = kindOf(rcode, out);
-    long key = clientKey(limits, client, ip);
-    key = RateLimiter.mix(key, kind.ordinal());
-    switch (kind) {
-      case ANSWER -> key = RateLimiter.mix(key, (long) q.qtype << 32 | q.qname.hashCode());
-      case NODATA, NXDOMAIN ->
-          key = RateLimiter.mix(key, q.zone == null ? 0 : q.zone.origin().hashCode());
-      case ERROR -> {}
-    }
-    int result =
-        limiter.charge(
-            key,
-            ticker.nanoTime() / NANOS_PER_SECOND,
-            limits.rate(kind),
-            limits.window,
-            limits.slip);
-    if (result == RateLimiter.PASS) {
-      return out;
-    }
-    boolean slip = (result & RateLimiter.SLIP) != 0;
-    RateLimitAction action =
-        limits.logOnly
-            ? RateLimitAction.LOGGED
-            : slip ? RateLimitAction.SLIPPED : RateLimitAction.DROPPED;
-    metrics.dnsRateLimited(kind, action);
-    if ((result & RateLimiter.FIRST) != 0) {
-      logLimited(limits, q, kind, action, client);
-    }
-    return switch (action) {
-      case LOGGED -> out;
-      case SLIPPED -> WireSplicer.slipped(q, in, rcode, settings.udpPayloadSize());
-      case DROPPED -> null;
-    };
-  }
-
-  /** The kind of answer {@code out} is, for rate limiting; {@code rcode} is its full rcode. */
-  private static RateLimitKind kindOf(int rcode, byte[] out) {
-    if (rcode == Rcode.NXDOMAIN) {
-      return RateLimitKind.NXDOMAIN;
-    }
-    if (rcode != Rcode.NOERROR) {
-      return RateLimitKind.ERROR;
-    }
-    boolean data = out[6] != 0 || out[7] != 0;
-    boolean authoritative = (out[2] & 0x04) != 0;
-    // A referral (no answer, AA clear) is limited like an answer.
-    return data || !authoritative ? RateLimitKind.ANSWER : RateLimitKind.NODATA;
-  }
-
-  /** The hash of the client's network: its IPv4 /24 or IPv6 /56 (or as configured). */
-  private long clientKey(RateLimits limits, InetAddress client, byte[] ip) {
-    if (client instanceof Inet4Address v4) {
-      // An IPv4 address's hash code is the address itself: no copy of its bytes per query.
-      return RateLimiter.mix(limiter.seed(), v4.hashCode() & limits.ipv4Mask);
-    }
-    byte[] a = ip != null ? ip : client.getAddress();
-    int bits = limits.ipv6Prefix;
-    long hi = bigEndian(a, 0) & (bits >= 64 ? -1L : -1L << (64 - bits));
-    long lo = bits <= 64 ? 0 : bigEndian(a, 8) & (bits >= 128 ? -1L : -1L << (128 - bits));
-    return RateLimiter.mix(RateLimiter.mix(limiter.seed(), hi), lo);
-  }
-
-  private static long bigEndian(byte[] b, int off) {
-    long v = 0;
-    for (int i = 0; i < 8; i++) {
-      v = (v << 8) | (b[off + i] & 0xffL);
-    }
-    return v;
-  }
-
-  /**
-   * Logs that a bucket went over its limit, at most once a second for the whole server: the metrics
-   * count every limited response, the log only says who started being limited.
-   */
-  private void logLimited(
-      RateLimits limits, Query q, RateLimitKind kind, RateLimitAction action, InetAddress client) {
-    long second = ticker.nanoTime() / NANOS_PER_SECOND;
-    long next = nextLimitLog.get();
-    if (second < next || !nextLimitLog.compareAndSet(next, second + 1)) {
-      return;
-    }
-    String what =
-        switch (kind) {
-          case ANSWER -> q.qname + " " + Type.string(q.qtype);
-          case NODATA, NXDOMAIN -> q.zone == null ? "-" : q.zone.originText();
-          case ERROR -> "errors";
-        };
-    log.warn(
-        "rate limit: {} responses to {} ({}) over {}/s; {} (further limits are counted in"
-            + " sluice_dns_rrl_*_total, not logged)",
-        kind.label(),
-        client.getHostAddress(),
-        what,
-        limits.rate(kind),
-        action == RateLimitAction.LOGGED ? "log-only, answered" : "dropping or slipping");
   }
 
   private byte[] answer(
