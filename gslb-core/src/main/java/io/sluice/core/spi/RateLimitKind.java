@@ -5,7 +5,10 @@ package io.sluice.core.spi;
  * of one kind never spends another kind's budget.
  */
 public enum RateLimitKind {
-  /** Answers with data, and referrals: counted per client network, name and type. */
+  /**
+   * Answers with data, and referrals: counted per client network, name and type, or per zone for
+   * names the zone does not hold itself (wildcard, DNAME, below a delegation).
+   */
   ANSWER("answer"),
   /** NOERROR without data: counted per client network and zone. */
   NODATA("nodata"),

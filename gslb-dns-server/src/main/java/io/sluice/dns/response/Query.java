@@ -65,6 +65,12 @@ final class Query {
   /** The encoded Extended DNS Error option (RFC 8914) the response carries; null when none. */
   byte[] ede;
 
+  /**
+   * The answer was not one of the zone's own names (a wildcard, DNAME or referral answer): rate
+   * limiting counts such answers per zone, so random names cannot each get a budget.
+   */
+  boolean synthesized;
+
   /** The zone that answered, for metrics; null when none did. */
   Zone zone;
 

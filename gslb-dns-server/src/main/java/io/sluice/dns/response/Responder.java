@@ -255,6 +255,8 @@ public final class Responder {
       q.ede = EdnsOptions.EDE_NOT_AUTHORITATIVE;
       return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
     }
+    // Not a name of the zone's own: a wildcard, DNAME or referral answer, or a negative one.
+    q.synthesized = true;
     Template t = s.zoneCache.get(null, q.qname, q.qtype);
     if (t == null) {
       Resolution r = zone.resolve(q.qname, q.qtype);

@@ -53,7 +53,11 @@ final class ResponseRateLimit {
     long key = clientKey(limits, client, ip);
     key = RateLimiter.mix(key, kind.ordinal());
     switch (kind) {
-      case ANSWER -> key = RateLimiter.mix(key, (long) q.qtype << 32 | q.qname.hashCode());
+      case ANSWER ->
+          key =
+              q.synthesized
+                  ? RateLimiter.mix(key, 1L << 48 | zoneHash(q))
+                  : RateLimiter.mix(key, (long) q.qtype << 32 | q.qname.hashCode());
       case NODATA, NXDOMAIN ->
           key = RateLimiter.mix(key, q.zone == null ? 0 : q.zone.origin().hashCode());
       case ERROR -> {}
@@ -82,6 +86,10 @@ final class ResponseRateLimit {
       case SLIPPED -> WireSplicer.slipped(q, in, rcode, settings.udpPayloadSize());
       case DROPPED -> null;
     };
+  }
+
+  private static long zoneHash(Query q) {
+    return q.zone == null ? 0 : q.zone.origin().hashCode() & 0xffffffffL;
   }
 
   /** The kind of answer {@code out} is, for rate limiting; {@code rcode} is its full rcode. */
@@ -132,7 +140,10 @@ final class ResponseRateLimit {
     }
     String what =
         switch (kind) {
-          case ANSWER -> q.qname + " " + Type.string(q.qtype);
+          case ANSWER ->
+              q.synthesized && q.zone != null
+                  ? "names synthesized in " + q.zone.originText()
+                  : q.qname + " " + Type.string(q.qtype);
           case NODATA, NXDOMAIN -> q.zone == null ? "-" : q.zone.originText();
           case ERROR -> "errors";
         };

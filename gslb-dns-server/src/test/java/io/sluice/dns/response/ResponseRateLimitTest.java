@@ -23,8 +23,8 @@ import org.xbill.DNS.Record;
 import org.xbill.DNS.Type;
 
 /**
- * Which clients share a bucket: IPv6 clients by their /56 (the sockets of the other tests are IPv4
- * only), and errors per client network whatever the name.
+ * Which responses share a bucket: IPv6 clients by their /56 (the sockets of the other tests are
+ * IPv4 only), wildcard answers per zone, and errors per client network whatever the name.
  */
 class ResponseRateLimitTest {
   @TempDir Path dir;
@@ -40,6 +40,7 @@ class ResponseRateLimitTest {
             ns: [ns1.example.test.]
             records:
               - { name: www, type: A, data: 192.0.2.80 }
+              - { name: "*.apps", type: A, data: 192.0.2.90 }
         """
             .formatted(rrl);
     SluiceConfig config = ConfigLoader.parse(yaml, "t.yaml", dir);
@@ -70,6 +71,16 @@ class ResponseRateLimitTest {
     assertNotNull(send(r, "www.example.test.", "192.0.2.200"));
     assertNull(send(r, "www.example.test.", "192.0.2.77"));
     assertNotNull(send(r, "www.example.test.", "192.0.3.1"));
+  }
+
+  @Test
+  void wildcardAnswersShareTheZonesBucketSoRandomNamesGetNoBudgetEach() throws Exception {
+    Responder r = responder("responsesPerSecond: 2");
+    assertNotNull(send(r, "a1.apps.example.test.", "192.0.2.1"));
+    assertNotNull(send(r, "b2.apps.example.test.", "192.0.2.1"));
+    assertNull(send(r, "c3.apps.example.test.", "192.0.2.1"));
+    // The zone's own names keep a bucket each.
+    assertNotNull(send(r, "www.example.test.", "192.0.2.1"));
   }
 
   @Test
