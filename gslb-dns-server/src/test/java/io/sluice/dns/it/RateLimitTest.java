@@ -1,6 +1,7 @@
 package io.sluice.dns.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.admin.metrics.PrometheusMetrics;
@@ -141,6 +142,28 @@ class RateLimitTest {
       // ... but a valid server cookie is answered, every time.
       Replies valid = flood(server, FLOODER, 10, query("www.example.test.", cookie));
       assertEquals(10, valid.answered, valid.toString());
+    }
+  }
+
+  @Test
+  void aSlipCarriesTheServerCookieThatGetsTheClientAnswered() throws Exception {
+    try (TestServer server =
+        TestServer.start(
+            config("slip: 1", "cookies: { enabled: true }"),
+            dir,
+            io.sluice.core.spi.GslbMetrics.NOOP,
+            new ManualTicker())) {
+      assertEquals(5, flood(server, FLOODER, 8, "www.example.test.").answered);
+      // Over the limit, a cookie-aware client gets a truncated response with a server cookie...
+      Message slipped =
+          exchange(server, query("www.example.test.", cookie(new byte[] {8, 7, 6, 5, 4, 3, 2, 1})));
+      assertTrue(slipped.getHeader().getFlag(Flags.TC), slipped.toString());
+      assertEquals(0, slipped.getSection(Section.ANSWER).size());
+      CookieOption cookie = cookieOf(slipped);
+      // ... and its next query, presenting it, is answered over UDP in the middle of the flood.
+      Message answered = exchange(server, query("www.example.test.", cookie));
+      assertFalse(answered.getHeader().getFlag(Flags.TC));
+      assertEquals(1, answered.getSection(Section.ANSWER).size());
     }
   }
 
