@@ -69,7 +69,8 @@ final class ServerCookies {
     if (age > MAX_AGE || age < -MAX_AHEAD) {
       return INVALID;
     }
-    long hash = hashAt(in, at + 16);
+    // The hash bytes are the little-endian word SipHash produced.
+    long hash = SipHash.littleEndian(in, at + 16);
     if (hash == SipHash.hash(k0, k1, in, at, 16, ip, 0, ip.length)) {
       return age <= RENEW_AGE ? REUSABLE : VALID;
     }
@@ -102,11 +103,6 @@ final class ServerCookies {
       out[20 + i] = (byte) (hash >>> (8 * i));
     }
     return out;
-  }
-
-  /** The 8 hash bytes at {@code off}, as the little-endian word SipHash produced them from. */
-  private static long hashAt(byte[] b, int off) {
-    return SipHash.littleEndian(b, off);
   }
 
   private static int u32(byte[] b, int off) {
