@@ -1,11 +1,12 @@
 package io.sluice.core.config;
 
 /**
- * DNS Cookies (RFC 7873) with the interoperable server cookie of RFC 9018: whether the server
- * answers with a server cookie, whether a UDP query with a client cookie but no valid server cookie
- * gets BADCOOKIE instead of an answer ({@code require}), the file holding the 128-bit secret
- * (created on first start when missing; relative to the state directory), and the previous secret's
- * file, whose cookies stay valid while a new secret is rolled out.
+ * DNS Cookies (RFC 7873), on when the section is written (unless {@code enabled: false}), with the
+ * interoperable server cookie of RFC 9018: whether the server answers with a server cookie, whether
+ * a UDP query with a client cookie but no valid server cookie gets BADCOOKIE instead of an answer
+ * ({@code require}), the file holding the 128-bit secret (created on first start when missing;
+ * relative to the state directory), and the previous secret's file, whose cookies stay valid while
+ * a new secret is rolled out.
  */
 public record CookieConfig(
     Boolean enabled, Boolean require, String secretFile, String previousSecretFile) {
@@ -14,14 +15,15 @@ public record CookieConfig(
   public static final String DEFAULT_SECRET_FILE = "cookie.secret";
 
   public CookieConfig {
-    enabled = enabled == null ? Boolean.FALSE : enabled;
+    // Writing the section turns cookies on; leaving it out (defaults()) keeps them off.
+    enabled = enabled == null ? Boolean.TRUE : enabled;
     require = require == null ? Boolean.FALSE : require;
     secretFile = secretFile == null ? DEFAULT_SECRET_FILE : secretFile;
   }
 
   /** Cookies off (the default when {@code dns.cookies} is absent). */
   public static CookieConfig defaults() {
-    return new CookieConfig(null, null, null, null);
+    return new CookieConfig(false, null, null, null);
   }
 
   void validate(String path, Problems p) {

@@ -7,7 +7,8 @@ import java.time.Duration;
  * /24, an IPv6 /56) and answer kind, each response spends a token of a bucket credited {@code
  * perSecond} tokens a second; a bucket that ran dry may owe up to {@code window} seconds of credit.
  * A limited response is dropped, except every {@code slip}-th, which goes out truncated so a real
- * client retries over TCP. Off unless enabled; with {@code logOnly} it only counts and logs.
+ * client retries over TCP. On when the section is written (unless {@code enabled: false}), off when
+ * it is left out; with {@code logOnly} it only counts and logs.
  */
 public record RrlConfig(
     Boolean enabled,
@@ -31,7 +32,8 @@ public record RrlConfig(
   static final int MAX_TABLE = 1 << 24;
 
   public RrlConfig {
-    enabled = enabled == null ? Boolean.FALSE : enabled;
+    // Writing the section turns it on, as in BIND; leaving it out (defaults()) keeps it off.
+    enabled = enabled == null ? Boolean.TRUE : enabled;
     logOnly = logOnly == null ? Boolean.FALSE : logOnly;
     // A caching resolver asks for one name and type at most once per TTL; even a farm of a
     // hundred resolvers in one /24 refreshing a 1-second TTL stays below these.
@@ -48,7 +50,7 @@ public record RrlConfig(
 
   /** Rate limiting off (the default when {@code dns.rrl} is absent). */
   public static RrlConfig defaults() {
-    return new RrlConfig(null, null, null, null, null, null, null, null, null, null, null);
+    return new RrlConfig(false, null, null, null, null, null, null, null, null, null, null);
   }
 
   void validate(String path, Problems p) {

@@ -70,6 +70,15 @@ class ConfigLoaderTest {
     assertEquals(Duration.ofSeconds(15), dns.rrl().window());
     assertEquals(2, dns.rrl().slip());
     assertEquals("cookie.secret", dns.cookies().secretFile());
+    // Writing a section turns it on; enabled: false is the off-switch.
+    DnsConfig written =
+        parse("dns: { rrl: { slip: 1 }, cookies: { require: true } }\n" + ZONE).dns();
+    assertTrue(written.rrl().enabled());
+    assertTrue(written.cookies().enabled());
+    DnsConfig off =
+        parse("dns: { rrl: { enabled: false }, cookies: { enabled: false } }\n" + ZONE).dns();
+    assertFalse(off.rrl().enabled());
+    assertFalse(off.cookies().enabled());
   }
 
   @Test
@@ -82,7 +91,8 @@ class ConfigLoaderTest {
                     "dns:\n  rrl: { enabled: true, responsesPerSecond: 0, nxdomainsPerSecond:"
                         + " 20000, window: 1500ms, slip: 11, ipv4PrefixLength: 33,"
                         + " ipv6PrefixLength: 8, tableSize: 1000 }\n"
-                        + "  cookies: { require: true, secretFile: a, previousSecretFile: a }\n"
+                        + "  cookies: { enabled: false, require: true, secretFile: a,"
+                        + " previousSecretFile: a }\n"
                         + ZONE));
     String m = e.getMessage();
     for (String expected :
