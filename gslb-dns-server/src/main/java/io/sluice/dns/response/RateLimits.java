@@ -9,9 +9,6 @@ import io.sluice.core.spi.RateLimitKind;
  * without unboxing or lookups.
  */
 final class RateLimits {
-  /** Rate limiting off: every response goes out. */
-  static final RateLimits OFF = new RateLimits(RrlConfig.defaults());
-
   final boolean enabled;
   final boolean logOnly;
   private final int[] rates = new int[RateLimitKind.values().length];

@@ -58,8 +58,7 @@ final class ResponseRateLimit {
               q.synthesized
                   ? RateLimiter.mix(key, 1L << 48 | zoneHash(q))
                   : RateLimiter.mix(key, (long) q.qtype << 32 | q.qname.hashCode());
-      case NODATA, NXDOMAIN ->
-          key = RateLimiter.mix(key, q.zone == null ? 0 : q.zone.origin().hashCode());
+      case NODATA, NXDOMAIN -> key = RateLimiter.mix(key, zoneHash(q));
       case ERROR -> {}
     }
     int result =
