@@ -3,11 +3,13 @@ package io.sluice.server.app;
 import io.sluice.admin.cli.NodeRecord;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.admin.rest.AdminServer;
+import io.sluice.cluster.ClusterHealth;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.OpinionExchange;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.ConfigPublisher;
@@ -43,6 +45,9 @@ public final class SluiceRuntime implements AutoCloseable {
   private final AdminServer admin;
   private final PoolLoadFeed loads;
   private final Path stateDir;
+  private ClusterHealth clusterHealth;
+  // The node's link to etcd; null on a single node.
+  private ClusterConnection cluster;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -103,13 +108,27 @@ public final class SluiceRuntime implements AutoCloseable {
     SluiceNode node = null;
     AdminServer admin = null;
     PoolLoadFeed loads = null;
+    ClusterHealth clusterHealth = null;
+    ClusterConnection cluster = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
-      traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner);
+      // A cluster node shares its operator state through etcd; its state directory keeps its copy.
+      cluster = ClusterConnection.open(config);
+      traffic =
+          cluster == null
+              ? TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner)
+              : TrafficSystem.openClustered(
+                  store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner, cluster.state());
+      // In a cluster the verdicts come from the quorum over every node's opinions, shared on etcd.
+      OpinionExchange opinions = OpinionExchange.NONE;
+      if (config.clustered()) {
+        clusterHealth = ClusterHealth.open(config);
+        opinions = clusterHealth.opinions();
+      }
       // Verdicts go out with the controller's reaction to them, in one snapshot.
       probes =
           ProbeService.start(
-              store, traffic.healthPublisher(), traffic.auditSink(), gslb, Ticker.SYSTEM);
+              store, traffic.healthPublisher(), traffic.auditSink(), gslb, Ticker.SYSTEM, opinions);
       loads =
           PoolLoadFeed.create(
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
@@ -139,10 +158,16 @@ public final class SluiceRuntime implements AutoCloseable {
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
       recordAddresses(config, node, admin);
-      return new SluiceRuntime(
-          metrics, traffic, probes, node, admin, loads, config.stateDirectory());
+      SluiceRuntime runtime =
+          new SluiceRuntime(metrics, traffic, probes, node, admin, loads, config.stateDirectory());
+      runtime.clusterHealth = clusterHealth;
+      runtime.cluster = cluster;
+      return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
-      new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null).close();
+      SluiceRuntime partial = new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null);
+      partial.clusterHealth = clusterHealth;
+      partial.cluster = cluster;
+      partial.close();
       throw e;
     }
   }
@@ -223,8 +248,14 @@ public final class SluiceRuntime implements AutoCloseable {
     if (probes != null) {
       closeQuietly("probes", probes);
     }
+    if (clusterHealth != null) {
+      closeQuietly("health opinion exchange", clusterHealth);
+    }
     if (traffic != null) {
       closeQuietly("traffic system", traffic);
+    }
+    if (cluster != null) {
+      closeQuietly("etcd connection", cluster);
     }
     closeQuietly("metrics", metrics);
   }
