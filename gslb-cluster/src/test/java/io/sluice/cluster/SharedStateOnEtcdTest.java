@@ -360,6 +360,11 @@ class SharedStateOnEtcdTest {
           "b follows the leader's step",
           Duration.ofSeconds(10),
           () -> b.controller().state().service(APP).drill() == null);
+      // The adopted state is in effect before its audit line is written: wait for the line too.
+      await(
+          "b audits the leader's step",
+          Duration.ofSeconds(10),
+          () -> b.audit().stream().anyMatch(e -> e.actor().equals("controller")));
       AuditEvent ended =
           b.audit().stream().filter(e -> e.actor().equals("controller")).findFirst().orElseThrow();
       assertEquals("a", ended.details().get("origin"));
