@@ -6,7 +6,8 @@
 #   - command to every node's DNS answers, p50/p99 (a weight change sent to one node, rotating
 #     over the three, until all three answer it over DNS);
 #   - divergence of the three nodes' answers over SUBNETS client subnets (ECS);
-#   - leader takeover time, SIGKILL of the leader to another node listed as leader (3 rounds);
+#   - leader takeover time, SIGKILL of the leader to another node listed as leader (5 rounds,
+#     the default 5 s lease);
 #   - etcd writes per second (revisions over a window) in steady state with 10,000 endpoints
 #     checked by every node, and during an outage of 1,000 of them.
 # Needs etcd (Debian: etcd-server), java and mvn; runs the slow-tagged ClusterBench through Maven

@@ -118,7 +118,7 @@ class ClusterBench {
         SluiceCluster c =
             SluiceCluster.startWithEtcd(dir.resolve("c"), b.body(), Duration.ofSeconds(5))) {
       List<Long> takeovers = new ArrayList<>();
-      for (int round = 0; round < prop("takeovers", 3); round++) {
+      for (int round = 0; round < prop("takeovers", 5); round++) {
         c.awaitAll("a leader", Duration.ofSeconds(60), n -> c.leader() != null);
         Node leader = c.leader();
         long t = System.nanoTime();
