@@ -46,11 +46,12 @@ import org.xbill.DNS.Type;
  * started again on the same state.
  *
  * <p>Every node's file is the same shared body (pools, zones, services: what the test gives) with
- * the node's own {@code dns}, {@code admin}, {@code stateDir} and {@code cluster:} section in
- * front. Nodes are in the regions of {@link #REGIONS} (ns1 eu-west, ns2 us-east, ns3 ap-east),
- * which the body must declare (include {@link #REGIONS}). Tests talk to nodes only as clients do:
- * DNS with EDNS Client Subnet (dnsjava), the admin API with the node's local admin token, and
- * etcd's keys.
+ * the node's own {@code stateDir} and {@code cluster:} section in front; its DNS and admin ports
+ * are given on the command line ({@code --port}, {@code --admin-port}), node-local as they must be
+ * for nodes sharing one configuration on one machine. Nodes are in the regions of {@link #REGIONS}
+ * (ns1 eu-west, ns2 us-east, ns3 ap-east), which the body must declare (include {@link #REGIONS}).
+ * Tests talk to nodes only as clients do: DNS with EDNS Client Subnet (dnsjava), the admin API with
+ * the node's local admin token, and etcd's keys.
  */
 final class SluiceCluster implements AutoCloseable {
   /** The key prefix of the test cluster in etcd. */
@@ -377,8 +378,8 @@ final class SluiceCluster implements AutoCloseable {
           endpoints.stream().map(e -> "\"" + e + "\"").collect(Collectors.joining(", "));
       String head =
           """
-          dns: { listen: [127.0.0.1], port: %d, threads: 1 }
-          admin: { listen: 127.0.0.1, port: %d }
+          dns: { listen: [127.0.0.1], threads: 1 }
+          admin: { listen: 127.0.0.1 }
           stateDir: %s
           cluster:
             node: %s
@@ -389,8 +390,6 @@ final class SluiceCluster implements AutoCloseable {
             divergence: { interval: 0s }
           """
               .formatted(
-                  dnsPort,
-                  adminPort,
                   home.resolve("state"),
                   name,
                   region,
@@ -427,7 +426,12 @@ final class SluiceCluster implements AutoCloseable {
                   Main.class.getName(),
                   "run",
                   "--config",
-                  configFile.toString())
+                  configFile.toString(),
+                  // Node-local, as the ports of nodes sharing one configuration are.
+                  "--port",
+                  Integer.toString(dnsPort),
+                  "--admin-port",
+                  Integer.toString(adminPort))
               .redirectErrorStream(true)
               .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
               .start();
