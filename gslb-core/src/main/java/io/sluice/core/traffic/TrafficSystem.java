@@ -7,6 +7,7 @@ import io.sluice.core.control.AuditSink;
 import io.sluice.core.control.ControlPlane;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.HealthPublisher;
+import io.sluice.core.spi.Leadership;
 import io.sluice.core.spi.ShareEstimator;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
@@ -99,6 +100,25 @@ public final class TrafficSystem implements Closeable {
       ShareEstimator shares,
       DiskWrites writes)
       throws IOException {
+    return openManual(
+        store, stateDir, ticker, metrics, external, shares, writes, Leadership.ALWAYS);
+  }
+
+  /**
+   * Like {@link #openManual(SnapshotStore, Path, Ticker, GslbMetrics, ExternalMetric,
+   * ShareEstimator, DiskWrites)}, running the controller's own steps only while {@code leadership}
+   * says this node leads (a cluster's followers take the leader's changes from the shared state).
+   */
+  public static TrafficSystem openManual(
+      SnapshotStore store,
+      Path stateDir,
+      Ticker ticker,
+      GslbMetrics metrics,
+      ExternalMetric external,
+      ShareEstimator shares,
+      DiskWrites writes,
+      Leadership leadership)
+      throws IOException {
     ObjectMapper json = mapper();
     FileDurableLog log = FileDurableLog.open(stateDir.resolve("traffic"), 1000, writes);
     FileAuditLog audit = null;
@@ -110,7 +130,7 @@ public final class TrafficSystem implements Closeable {
       store.resumeVersions(log.versionsReserved(), log::reserveVersions);
       TrafficController c =
           new TrafficController(
-              store, log, audit, switches, ticker, metrics, external, shares, json);
+              store, log, audit, switches, ticker, metrics, external, shares, json, leadership);
       return new TrafficSystem(log, audit, switches, c);
     } catch (IOException | RuntimeException e) {
       log.close();
@@ -140,8 +160,31 @@ public final class TrafficSystem implements Closeable {
   public static TrafficSystem open(
       SnapshotStore store, Path stateDir, Ticker ticker, GslbMetrics metrics, ShareEstimator shares)
       throws IOException {
+    return open(store, stateDir, ticker, metrics, shares, Leadership.ALWAYS);
+  }
+
+  /**
+   * Like {@link #open(SnapshotStore, Path, Ticker, GslbMetrics, ShareEstimator)}, with the
+   * controller's own steps only while {@code leadership} says this node leads.
+   */
+  public static TrafficSystem open(
+      SnapshotStore store,
+      Path stateDir,
+      Ticker ticker,
+      GslbMetrics metrics,
+      ShareEstimator shares,
+      Leadership leadership)
+      throws IOException {
     TrafficSystem sys =
-        openManual(store, stateDir, ticker, metrics, new PrometheusMetric(), shares);
+        openManual(
+            store,
+            stateDir,
+            ticker,
+            metrics,
+            new PrometheusMetric(),
+            shares,
+            DiskWrites.DIRECT,
+            leadership);
     sys.start(store, Duration.ofSeconds(1));
     return sys;
   }
