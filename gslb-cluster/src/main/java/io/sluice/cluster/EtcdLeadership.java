@@ -129,13 +129,7 @@ public final class EtcdLeadership implements Leadership, AutoCloseable {
     executor.shutdownNow();
     if (held) {
       try {
-        client
-            .getKVClient()
-            .txn()
-            .If(new Cmp(LEADER, Cmp.Op.EQUAL, CmpTarget.value(EtcdClients.bytes(node))))
-            .Then(Op.delete(LEADER, DeleteOption.DEFAULT))
-            .commit()
-            .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        resign();
       } catch (ExecutionException | TimeoutException e) {
         // The key goes with the lease.
       } catch (InterruptedException e) {
@@ -298,6 +292,7 @@ public final class EtcdLeadership implements Leadership, AutoCloseable {
     }
   }
 
+  /** Deletes the key if it names this node. */
   private void resign() throws ExecutionException, InterruptedException, TimeoutException {
     leading = false;
     client
