@@ -20,7 +20,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -73,13 +72,7 @@ public final class EtcdClusterMembers implements ClusterMembers, AutoCloseable {
     this.leader = leader;
     this.appliedRevision = appliedRevision;
     this.timeout = timeout;
-    this.executor =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "sluice-cluster-members");
-              t.setDaemon(true);
-              return t;
-            });
+    this.executor = Daemons.single("sluice-cluster-members");
   }
 
   /**

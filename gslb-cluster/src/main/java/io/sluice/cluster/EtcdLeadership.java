@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -65,13 +64,7 @@ public final class EtcdLeadership implements Leadership, AutoCloseable {
     this.node = node;
     this.catchUp = catchUp;
     this.timeout = timeout;
-    this.executor =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "sluice-leader");
-              t.setDaemon(true);
-              return t;
-            });
+    this.executor = Daemons.single("sluice-leader");
   }
 
   /**

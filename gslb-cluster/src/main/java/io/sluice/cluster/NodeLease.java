@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -66,13 +65,7 @@ public final class NodeLease implements AutoCloseable {
     // count it lost a margin earlier, so this node never acts on a lease etcd has let go.
     long ttlMillis = ttlSeconds * 1000;
     this.safeNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis - Math.max(1000, ttlMillis / 5));
-    this.supervisor =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "sluice-node-lease");
-              t.setDaemon(true);
-              return t;
-            });
+    this.supervisor = Daemons.single("sluice-node-lease");
     this.keepAlive = startKeepAlive(id);
     long period = Math.max(200, ttlMillis / 10);
     supervisor.scheduleWithFixedDelay(this::supervise, period, period, TimeUnit.MILLISECONDS);

@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -84,13 +83,7 @@ public final class NodeRegistry implements AutoCloseable {
     this.base = base;
     this.appliedRevision = appliedRevision;
     this.timeout = timeout;
-    this.executor =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "sluice-node-registry");
-              t.setDaemon(true);
-              return t;
-            });
+    this.executor = Daemons.single("sluice-node-registry");
   }
 
   /**
