@@ -48,6 +48,9 @@ public final class NodeLease implements AutoCloseable {
   private final long safeNanos;
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService supervisor;
+  // The id while no lease is granted.
+  private static final long NONE = 0;
+
   private volatile long id;
   private volatile CloseableClient keepAlive;
   private volatile boolean streamEnded;
@@ -66,9 +69,26 @@ public final class NodeLease implements AutoCloseable {
     long ttlMillis = ttlSeconds * 1000;
     this.safeNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis - Math.max(1000, ttlMillis / 5));
     this.supervisor = Daemons.single("sluice-node-lease");
-    this.keepAlive = startKeepAlive(id);
+    if (id != NONE) {
+      this.keepAlive = startKeepAlive(id);
+    } else {
+      // Not granted yet: the supervisor grants it once etcd answers and tells the listeners.
+      this.lastAckNanos = System.nanoTime() - safeNanos;
+      this.lastKeepAliveMillis = 0;
+      this.lostTold = true;
+      this.streamEnded = true;
+    }
     long period = Math.max(200, ttlMillis / 10);
     supervisor.scheduleWithFixedDelay(this::supervise, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * A lease of {@code ttl} (at least 2 s) granted in the background, so that a node whose etcd is
+   * unreachable still starts: {@link #alive()} is false and {@link #id()} is 0 until it is granted;
+   * then the listeners hear {@link Listener#granted}.
+   */
+  public static NodeLease start(Client client, Duration ttl, Duration timeout) {
+    return new NodeLease(client, NONE, Math.max(2, ttl.toSeconds()), timeout);
   }
 
   /** Grants a lease of {@code ttl} (at least 2 s) and keeps it alive until {@link #close()}. */
@@ -117,7 +137,12 @@ public final class NodeLease implements AutoCloseable {
   public void close() {
     closed = true;
     supervisor.shutdownNow();
-    keepAlive.close();
+    if (keepAlive != null) {
+      keepAlive.close();
+    }
+    if (id == NONE) {
+      return;
+    }
     try {
       client.getLeaseClient().revoke(id).get(2, TimeUnit.SECONDS);
     } catch (ExecutionException | TimeoutException e) {
@@ -134,7 +159,9 @@ public final class NodeLease implements AutoCloseable {
   public void abandon() {
     closed = true;
     supervisor.shutdownNow();
-    keepAlive.close();
+    if (keepAlive != null) {
+      keepAlive.close();
+    }
   }
 
   private CloseableClient startKeepAlive(long leaseId) {
@@ -202,14 +229,18 @@ public final class NodeLease implements AutoCloseable {
         return;
       }
       long remaining =
-          client
-              .getLeaseClient()
-              .timeToLive(id, LeaseOption.DEFAULT)
-              .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
-              .getTTL();
+          id == NONE
+              ? 0
+              : client
+                  .getLeaseClient()
+                  .timeToLive(id, LeaseOption.DEFAULT)
+                  .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                  .getTTL();
       if (remaining > 0) {
         if (streamEnded) {
-          keepAlive.close();
+          if (keepAlive != null) {
+            keepAlive.close();
+          }
           keepAlive = startKeepAlive(id);
         }
         if (!alive()) {
@@ -226,17 +257,23 @@ public final class NodeLease implements AutoCloseable {
                 .grant(ttlSeconds)
                 .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .getID();
-        keepAlive.close();
+        if (keepAlive != null) {
+          keepAlive.close();
+        }
         long old = id;
         id = fresh;
         lastAckNanos = System.nanoTime();
         lastKeepAliveMillis = System.currentTimeMillis();
         keepAlive = startKeepAlive(fresh);
-        LOG.log(
-            System.Logger.Level.WARNING,
-            "the node lease {0} expired; granted {1} and putting this node''s keys again",
-            Long.toHexString(old),
-            Long.toHexString(fresh));
+        if (old == NONE) {
+          LOG.log(System.Logger.Level.INFO, "granted the node lease {0}", Long.toHexString(fresh));
+        } else {
+          LOG.log(
+              System.Logger.Level.WARNING,
+              "the node lease {0} expired; granted {1} and putting this node''s keys again",
+              Long.toHexString(old),
+              Long.toHexString(fresh));
+        }
       }
       if (lostTold) {
         lostTold = false;

@@ -73,6 +73,31 @@ class NodeLeaseTest {
     }
   }
 
+  @Test
+  void aNodeStartedWhileEtcdIsDownGetsItsLeaseOnceEtcdAnswers() throws Exception {
+    try (EtcdCluster etcd = EtcdCluster.start(1);
+        Client client = EtcdClients.create(EtcdClientsTest.config(etcd.endpoints(), "/t"))) {
+      etcd.kill(0);
+      try (NodeLease lease =
+          NodeLease.start(client, Duration.ofSeconds(2), Duration.ofSeconds(1))) {
+        BlockingQueue<Long> granted = new ArrayBlockingQueue<>(10);
+        lease.addListener(granted::add);
+        Thread.sleep(1500);
+        assertFalse(lease.alive());
+        assertEquals(0, lease.id());
+        assertEquals(0, lease.lastKeepAliveMillis());
+
+        etcd.restart(0);
+        Long id = granted.poll(30, TimeUnit.SECONDS);
+        assertNotEquals(null, id);
+        assertEquals(lease.id(), id);
+        assertTrue(lease.alive());
+        put(client, id);
+        assertEquals(id, keys(client).get(0).getLease());
+      }
+    }
+  }
+
   private static void put(Client client, long lease) {
     client
         .getKVClient()
