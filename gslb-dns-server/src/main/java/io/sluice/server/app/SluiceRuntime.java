@@ -1,13 +1,18 @@
 package io.sluice.server.app;
 
+import io.etcd.jetcd.Client;
 import io.sluice.admin.cli.NodeRecord;
+import io.sluice.admin.metrics.ClusterMeters;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.admin.rest.AdminServer;
+import io.sluice.cluster.ClusterMembership;
+import io.sluice.cluster.EtcdClients;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.Leadership;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.ConfigPublisher;
@@ -43,6 +48,9 @@ public final class SluiceRuntime implements AutoCloseable {
   private final AdminServer admin;
   private final PoolLoadFeed loads;
   private final Path stateDir;
+  // This node's lease, election and registry entry; null on a single node.
+  private ClusterMembership membership;
+  private Client etcd;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -103,9 +111,24 @@ public final class SluiceRuntime implements AutoCloseable {
     SluiceNode node = null;
     AdminServer admin = null;
     PoolLoadFeed loads = null;
+    Client etcd = null;
+    ClusterMembership membership = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
-      traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner);
+      if (config.clustered()) {
+        // Never waits for etcd: a node whose etcd is down starts and serves its last state.
+        etcd = EtcdClients.create(config);
+        membership = ClusterMembership.open(etcd, config);
+        ClusterMeters.register(metrics.registry(), membership.members());
+      }
+      traffic =
+          TrafficSystem.open(
+              store,
+              config.stateDirectory(),
+              Ticker.SYSTEM,
+              gslb,
+              planner,
+              membership == null ? Leadership.ALWAYS : membership.leadership());
       // Verdicts go out with the controller's reaction to them, in one snapshot.
       probes =
           ProbeService.start(
@@ -134,24 +157,41 @@ public final class SluiceRuntime implements AutoCloseable {
                 planner,
                 probes.reportSink(),
                 metrics);
+        if (membership != null) {
+          admin.withCluster(membership.members());
+        }
         admin.withLoadFeed(loads).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
-      recordAddresses(config, node, admin);
-      return new SluiceRuntime(
-          metrics, traffic, probes, node, admin, loads, config.stateDirectory());
+      NodeRecord addresses = recordAddresses(config, node, admin);
+      if (membership != null) {
+        // Joins the election only now: a new leader's first step needs the whole node running.
+        membership.start(() -> {}, () -> 0L, addresses.dns(), addresses.adminUrl());
+      }
+      SluiceRuntime runtime =
+          new SluiceRuntime(metrics, traffic, probes, node, admin, loads, config.stateDirectory());
+      runtime.cluster(membership, etcd);
+      return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
-      new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null).close();
+      SluiceRuntime partial = new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null);
+      partial.cluster(membership, etcd);
+      partial.close();
       throw e;
     }
   }
 
+  private void cluster(ClusterMembership membership, Client etcd) {
+    this.membership = membership;
+    this.etcd = etcd;
+  }
+
   /**
    * Records where this node really listens beside its local token, so that {@code sluice ctl
-   * --state-dir} (and the launcher) reach this node, whatever ports it was started with.
+   * --state-dir} (and the launcher) reach this node, whatever ports it was started with; returns
+   * them, for the cluster's registry entry when {@code cluster.advertise} does not set them.
    */
-  private static void recordAddresses(SluiceConfig config, SluiceNode node, AdminServer admin)
+  private static NodeRecord recordAddresses(SluiceConfig config, SluiceNode node, AdminServer admin)
       throws IOException {
     String url = null;
     if (admin != null) {
@@ -163,6 +203,7 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     String dns = reachable(config.dns().listen().get(0)) + ":" + node.port();
     NodeRecord.write(config.stateDirectory(), url, dns);
+    return new NodeRecord(ProcessHandle.current().pid(), url, dns);
   }
 
   /** A listen address as a client on this host dials it: wildcards become loopback. */
@@ -210,6 +251,10 @@ public final class SluiceRuntime implements AutoCloseable {
         log.warn("cannot remove {}: {}", stateDir.resolve(NodeRecord.FILE), e.toString());
       }
     }
+    if (membership != null) {
+      // First, so that another node takes the lead at once and this node's keys vanish now.
+      closeQuietly("cluster membership", membership);
+    }
     if (admin != null) {
       admin.ready(false);
       closeQuietly("admin API", admin);
@@ -225,6 +270,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (traffic != null) {
       closeQuietly("traffic system", traffic);
+    }
+    if (etcd != null) {
+      closeQuietly("etcd client", etcd);
     }
     closeQuietly("metrics", metrics);
   }
