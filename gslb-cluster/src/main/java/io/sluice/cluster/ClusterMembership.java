@@ -6,7 +6,6 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.spi.ClusterMembers;
 import io.sluice.core.spi.Leadership;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 
@@ -24,43 +23,25 @@ public final class ClusterMembership implements AutoCloseable {
   private final long startedMillis = System.currentTimeMillis();
   private volatile EtcdLeadership election;
   private volatile NodeRegistry registry;
-  private volatile EtcdClusterMembers members;
-  // One object for the admin API and the gauges alike.
-  private final ClusterMembers view =
-      new ClusterMembers() {
-        @Override
-        public List<Member> members() {
-          EtcdClusterMembers m = members;
-          return m == null ? List.of() : m.members();
-        }
-
-        @Override
-        public Optional<String> self() {
-          return Optional.of(cluster.node());
-        }
-
-        @Override
-        public long sharedRevision() {
-          EtcdClusterMembers m = members;
-          return m == null ? 0 : m.sharedRevision();
-        }
-
-        @Override
-        public boolean connected() {
-          return lease.alive();
-        }
-
-        @Override
-        public long lastContactMillis() {
-          return lease.lastKeepAliveMillis();
-        }
-      };
+  private final EtcdClusterMembers members;
+  private volatile LongSupplier appliedRevision = () -> 0;
 
   private ClusterMembership(Client client, ClusterConfig cluster) {
     this.client = client;
     this.cluster = cluster;
     this.timeout = cluster.etcd().timeout();
     this.lease = NodeLease.start(client, cluster.leaseTtl(), timeout);
+    this.members =
+        EtcdClusterMembers.start(
+            client,
+            lease,
+            cluster.node(),
+            () -> {
+              EtcdLeadership e = election;
+              return e == null ? Optional.empty() : e.leader();
+            },
+            () -> appliedRevision.getAsLong(),
+            timeout);
   }
 
   /** Opens the membership of {@code config}'s node over {@code client}; never waits for etcd. */
@@ -84,9 +65,11 @@ public final class ClusterMembership implements AutoCloseable {
     };
   }
 
-  /** The cluster's nodes as this node sees them (only this node's name before {@link #start}). */
+  /**
+   * The cluster's nodes as this node sees them (from etcd's registry, also before {@link #start}).
+   */
   public ClusterMembers members() {
-    return view;
+    return members;
   }
 
   /**
@@ -101,8 +84,8 @@ public final class ClusterMembership implements AutoCloseable {
       throw new IllegalStateException("already started");
     }
     String node = cluster.node();
-    EtcdLeadership e = EtcdLeadership.start(client, lease, node, catchUp, timeout);
-    election = e;
+    this.appliedRevision = appliedRevision;
+    election = EtcdLeadership.start(client, lease, node, catchUp, timeout);
     ClusterConfig.Advertise adv = cluster.advertise();
     registry =
         NodeRegistry.start(
@@ -118,7 +101,6 @@ public final class ClusterMembership implements AutoCloseable {
                 0),
             appliedRevision,
             timeout);
-    members = EtcdClusterMembers.start(client, lease, node, e::leader, appliedRevision, timeout);
   }
 
   /**
@@ -133,9 +115,7 @@ public final class ClusterMembership implements AutoCloseable {
     if (registry != null) {
       registry.close();
     }
-    if (members != null) {
-      members.close();
-    }
+    members.close();
     lease.close();
   }
 }
