@@ -74,6 +74,38 @@ class NodeLeaseTest {
   }
 
   @Test
+  void afterACutLongerThanTheTtlTheLeaseIsUsableAgainAndItsKeysArePutAgain() throws Exception {
+    try (EtcdCluster etcd = EtcdCluster.start(1);
+        Client client = EtcdClients.create(EtcdClientsTest.config(etcd.endpoints(), "/t"));
+        NodeLease lease = NodeLease.grant(client, Duration.ofSeconds(2), Duration.ofSeconds(1))) {
+      BlockingQueue<String> told = new ArrayBlockingQueue<>(10);
+      lease.addListener(
+          new NodeLease.Listener() {
+            @Override
+            public void granted(long id) {
+              put(client, id);
+              told.add("granted " + id);
+            }
+
+            @Override
+            public void lost(long id) {
+              told.add("lost " + id);
+            }
+          });
+      put(client, lease.id());
+      etcd.kill(0);
+      assertEquals("lost " + lease.id(), told.poll(20, TimeUnit.SECONDS));
+      assertFalse(lease.alive(), "counted lost before etcd could expire it");
+      Thread.sleep(2500);
+      etcd.restart(0);
+      String granted = told.poll(30, TimeUnit.SECONDS);
+      assertEquals("granted " + lease.id(), granted);
+      assertTrue(lease.alive());
+      assertEquals(lease.id(), keys(client).get(0).getLease());
+    }
+  }
+
+  @Test
   void aNodeStartedWhileEtcdIsDownGetsItsLeaseOnceEtcdAnswers() throws Exception {
     try (EtcdCluster etcd = EtcdCluster.start(1);
         Client client = EtcdClients.create(EtcdClientsTest.config(etcd.endpoints(), "/t"))) {
