@@ -65,9 +65,10 @@ public final class NodeLease implements AutoCloseable {
     this.ttlSeconds = ttlSeconds;
     this.timeout = timeout;
     // A lease expires at etcd TTL after its last refresh, which came before our acknowledgement:
-    // count it lost a margin earlier, so this node never acts on a lease etcd has let go.
+    // count it lost a margin earlier, so this node never acts on a lease etcd has let go. The
+    // margin leaves room for two late keep-alives (one goes out every third of the TTL).
     long ttlMillis = ttlSeconds * 1000;
-    this.safeNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis - Math.max(1000, ttlMillis / 5));
+    this.safeNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis - Math.max(500, ttlMillis / 4));
     this.supervisor = Daemons.single("sluice-node-lease");
     if (id != NONE) {
       this.keepAlive = startKeepAlive(id);

@@ -120,7 +120,8 @@ class NodeLeaseTest {
         assertEquals(0, lease.lastKeepAliveMillis());
 
         etcd.restart(0);
-        Long id = granted.poll(30, TimeUnit.SECONDS);
+        // The client reconnects with gRPC's growing back-off (at most two minutes).
+        Long id = granted.poll(150, TimeUnit.SECONDS);
         assertNotEquals(null, id);
         assertEquals(lease.id(), id);
         assertTrue(lease.alive());
