@@ -190,19 +190,16 @@ public final class EtcdLeadership implements Leadership, AutoCloseable {
   /** A read of the key: campaigns when it is absent, takes note of who leads otherwise. */
   private void check() {
     try {
-      List<KeyValue> kvs =
-          client
-              .getKVClient()
-              .get(LEADER, GetOption.DEFAULT)
-              .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
-              .getKvs();
-      if (kvs.isEmpty() || (!leading && ours(kvs.get(0)))) {
+      Optional<KeyValue> kv = read();
+      if (kv.isEmpty()) {
+        leader = null;
+        stepDown("the leader key is gone");
         campaign();
-      } else {
-        leader = kvs.get(0).getValue().toString(StandardCharsets.UTF_8);
-        if (!ours(kvs.get(0))) {
-          stepDown(leader + " leads");
-        }
+      } else if (!ours(kv.get())) {
+        leader = kv.get().getValue().toString(StandardCharsets.UTF_8);
+        stepDown(leader + " leads");
+      } else if (!leading) {
+        campaign();
       }
     } catch (ExecutionException | TimeoutException e) {
       // etcd unreachable: the lease decides whether this node may still lead.
@@ -211,6 +208,18 @@ public final class EtcdLeadership implements Leadership, AutoCloseable {
     } catch (RuntimeException e) {
       LOG.log(System.Logger.Level.ERROR, "leader check failed", e);
     }
+  }
+
+  /** The leader key as etcd holds it now (a linearizable read). */
+  private Optional<KeyValue> read()
+      throws ExecutionException, InterruptedException, TimeoutException {
+    List<KeyValue> kvs =
+        client
+            .getKVClient()
+            .get(LEADER, GetOption.DEFAULT)
+            .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+            .getKvs();
+    return kvs.isEmpty() ? Optional.empty() : Optional.of(kvs.get(0));
   }
 
   private boolean ours(KeyValue kv) {
@@ -269,7 +278,12 @@ public final class EtcdLeadership implements Leadership, AutoCloseable {
         executor.schedule(this::campaign, lease.ttl().toMillis() + 100, TimeUnit.MILLISECONDS);
         return;
       }
-      if (lease.alive() && lease.id() == leaseId && !closed) {
+      // The key may have gone while catching up (deleted by hand, the lease expired): lead only
+      // while it still names this node.
+      if (lease.alive()
+          && lease.id() == leaseId
+          && !closed
+          && read().filter(this::ours).isPresent()) {
         leadingLease = leaseId;
         leading = true;
         LOG.log(

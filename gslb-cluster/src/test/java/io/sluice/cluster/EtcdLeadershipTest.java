@@ -130,6 +130,29 @@ class EtcdLeadershipTest {
   }
 
   @Test
+  void whenTheLeaderKeyDisappearsTheNodesCampaignAgainAndTheWinnerCatchesUpFirst()
+      throws Exception {
+    try (EtcdCluster etcd = EtcdCluster.start(1);
+        Node a = new Node("ns1", etcd.endpoints());
+        Node b = new Node("ns2", etcd.endpoints())) {
+      List<Node> nodes = List.of(a, b);
+      await(() -> leaders(nodes).size() == 1, Duration.ofSeconds(20), "one leader");
+      int catchUps = a.catchUps.size() + b.catchUps.size();
+      a.client
+          .getKVClient()
+          .delete(EtcdClients.bytes(EtcdLeadership.KEY))
+          .get(10, TimeUnit.SECONDS);
+      await(
+          () -> leaders(nodes).size() == 1 && a.catchUps.size() + b.catchUps.size() == catchUps + 1,
+          Duration.ofSeconds(20),
+          "a new term, after a catch-up");
+      for (Node n : nodes) {
+        assertTrue(n.catchUps.stream().allMatch("before leading"::equals), n.catchUps.toString());
+      }
+    }
+  }
+
+  @Test
   void aNodeThatCannotCatchUpDoesNotLeadAndLeavesTheKeyToOthers() throws Exception {
     try (EtcdCluster etcd = EtcdCluster.start(1);
         Client client = EtcdClients.create(EtcdClientsTest.config(etcd.endpoints(), "/sluice"));
