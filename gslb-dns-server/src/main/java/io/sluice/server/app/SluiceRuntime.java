@@ -237,6 +237,11 @@ public final class SluiceRuntime implements AutoCloseable {
     return probes;
   }
 
+  /** This node's part in its cluster (lease, leadership, members), or null on a single node. */
+  public ClusterMembership membership() {
+    return membership;
+  }
+
   /** The traffic system (control plane, audit). */
   public TrafficSystem traffic() {
     return traffic;

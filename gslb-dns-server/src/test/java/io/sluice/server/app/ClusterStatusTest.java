@@ -142,6 +142,8 @@ class ClusterStatusTest {
         String leader = view.path("leader").asText();
         SluiceRuntime leading = leader.equals("ns1") ? ns1 : ns2;
         SluiceRuntime following = leading == ns1 ? ns2 : ns1;
+        assertTrue(leading.membership().leadership().leads());
+        assertFalse(following.membership().leadership().leads());
         assertEquals(1.0, gauge(leading, "sluice_cluster_leader"));
         assertEquals(0.0, gauge(following, "sluice_cluster_leader"));
         assertEquals(1.0, gauge(following, "sluice_cluster_connected"));
