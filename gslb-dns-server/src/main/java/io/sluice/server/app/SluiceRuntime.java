@@ -1,24 +1,24 @@
 package io.sluice.server.app;
 
-import io.etcd.jetcd.Client;
 import io.sluice.admin.cli.NodeRecord;
 import io.sluice.admin.metrics.ClusterMeters;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.admin.rest.AdminServer;
+import io.sluice.cluster.ClusterHealth;
 import io.sluice.cluster.ClusterMembership;
-import io.sluice.cluster.EtcdClients;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.spi.GslbMetrics;
-import io.sluice.core.spi.Leadership;
+import io.sluice.core.spi.OpinionExchange;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.traffic.PrometheusMetric;
+import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.policy.PolicyPlanner;
@@ -48,9 +48,11 @@ public final class SluiceRuntime implements AutoCloseable {
   private final AdminServer admin;
   private final PoolLoadFeed loads;
   private final Path stateDir;
+  private ClusterHealth clusterHealth;
+  // The node's link to etcd; null on a single node.
+  private ClusterConnection cluster;
   // This node's lease, election and registry entry; null on a single node.
   private ClusterMembership membership;
-  private Client etcd;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -111,28 +113,39 @@ public final class SluiceRuntime implements AutoCloseable {
     SluiceNode node = null;
     AdminServer admin = null;
     PoolLoadFeed loads = null;
-    Client etcd = null;
+    ClusterHealth clusterHealth = null;
+    ClusterConnection cluster = null;
     ClusterMembership membership = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
-      if (config.clustered()) {
-        // Never waits for etcd: a node whose etcd is down starts and serves its last state.
-        etcd = EtcdClients.create(config);
-        membership = ClusterMembership.open(etcd, config);
+      // A cluster node shares its operator state through etcd; its state directory keeps its copy.
+      // Its automatic steps run only while it leads. Nothing here waits for etcd.
+      cluster = ClusterConnection.open(config);
+      if (cluster != null) {
+        membership = ClusterMembership.open(cluster.client(), config);
         ClusterMeters.register(metrics.registry(), membership.members());
       }
       traffic =
-          TrafficSystem.open(
-              store,
-              config.stateDirectory(),
-              Ticker.SYSTEM,
-              gslb,
-              planner,
-              membership == null ? Leadership.ALWAYS : membership.leadership());
+          cluster == null
+              ? TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner)
+              : TrafficSystem.openClustered(
+                  store,
+                  config.stateDirectory(),
+                  Ticker.SYSTEM,
+                  gslb,
+                  planner,
+                  cluster.state(),
+                  membership.leadership());
+      // In a cluster the verdicts come from the quorum over every node's opinions, shared on etcd.
+      OpinionExchange opinions = OpinionExchange.NONE;
+      if (config.clustered()) {
+        clusterHealth = ClusterHealth.open(config);
+        opinions = clusterHealth.opinions();
+      }
       // Verdicts go out with the controller's reaction to them, in one snapshot.
       probes =
           ProbeService.start(
-              store, traffic.healthPublisher(), traffic.auditSink(), gslb, Ticker.SYSTEM);
+              store, traffic.healthPublisher(), traffic.auditSink(), gslb, Ticker.SYSTEM, opinions);
       loads =
           PoolLoadFeed.create(
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
@@ -166,24 +179,28 @@ public final class SluiceRuntime implements AutoCloseable {
       }
       NodeRecord addresses = recordAddresses(config, node, admin);
       if (membership != null) {
-        // Joins the election only now: a new leader's first step needs the whole node running.
-        membership.start(() -> {}, () -> 0L, addresses.dns(), addresses.adminUrl());
+        // Joins the election only now: a new leader catches up with the shared state, then steps.
+        TrafficController controller = traffic.controller();
+        membership.start(
+            controller::catchUp,
+            controller::appliedRevision,
+            addresses.dns(),
+            addresses.adminUrl());
       }
       SluiceRuntime runtime =
           new SluiceRuntime(metrics, traffic, probes, node, admin, loads, config.stateDirectory());
-      runtime.cluster(membership, etcd);
+      runtime.clusterHealth = clusterHealth;
+      runtime.cluster = cluster;
+      runtime.membership = membership;
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       SluiceRuntime partial = new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null);
-      partial.cluster(membership, etcd);
+      partial.clusterHealth = clusterHealth;
+      partial.cluster = cluster;
+      partial.membership = membership;
       partial.close();
       throw e;
     }
-  }
-
-  private void cluster(ClusterMembership membership, Client etcd) {
-    this.membership = membership;
-    this.etcd = etcd;
   }
 
   /**
@@ -273,11 +290,14 @@ public final class SluiceRuntime implements AutoCloseable {
     if (probes != null) {
       closeQuietly("probes", probes);
     }
+    if (clusterHealth != null) {
+      closeQuietly("health opinion exchange", clusterHealth);
+    }
     if (traffic != null) {
       closeQuietly("traffic system", traffic);
     }
-    if (etcd != null) {
-      closeQuietly("etcd client", etcd);
+    if (cluster != null) {
+      closeQuietly("etcd connection", cluster);
     }
     closeQuietly("metrics", metrics);
   }
