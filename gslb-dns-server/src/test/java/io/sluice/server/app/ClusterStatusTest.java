@@ -142,6 +142,11 @@ class ClusterStatusTest {
         String leader = view.path("leader").asText();
         SluiceRuntime leading = leader.equals("ns1") ? ns1 : ns2;
         SluiceRuntime following = leading == ns1 ? ns2 : ns1;
+        // The key holder leads once it has caught up with the shared state.
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!leading.membership().leadership().leads() && System.nanoTime() < deadline) {
+          Thread.sleep(50);
+        }
         assertTrue(leading.membership().leadership().leads());
         assertFalse(following.membership().leadership().leads());
         assertEquals(1.0, gauge(leading, "sluice_cluster_leader"));
