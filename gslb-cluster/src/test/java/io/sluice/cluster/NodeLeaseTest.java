@@ -24,20 +24,7 @@ class NodeLeaseTest {
         Client client = EtcdClients.create(EtcdClientsTest.config(etcd.endpoints(), "/t"));
         Client other = EtcdClients.create(EtcdClientsTest.config(etcd.endpoints(), "/t"));
         NodeLease lease = NodeLease.grant(client, Duration.ofSeconds(2), Duration.ofSeconds(5))) {
-      BlockingQueue<String> told = new ArrayBlockingQueue<>(10);
-      lease.addListener(
-          new NodeLease.Listener() {
-            @Override
-            public void granted(long id) {
-              put(client, id);
-              told.add("granted " + id);
-            }
-
-            @Override
-            public void lost(long id) {
-              told.add("lost " + id);
-            }
-          });
+      BlockingQueue<String> told = putsAgain(lease, client);
       long first = lease.id();
       put(client, first);
       assertTrue(lease.alive());
@@ -78,20 +65,7 @@ class NodeLeaseTest {
     try (EtcdCluster etcd = EtcdCluster.start(1);
         Client client = EtcdClients.create(EtcdClientsTest.config(etcd.endpoints(), "/t"));
         NodeLease lease = NodeLease.grant(client, Duration.ofSeconds(2), Duration.ofSeconds(1))) {
-      BlockingQueue<String> told = new ArrayBlockingQueue<>(10);
-      lease.addListener(
-          new NodeLease.Listener() {
-            @Override
-            public void granted(long id) {
-              put(client, id);
-              told.add("granted " + id);
-            }
-
-            @Override
-            public void lost(long id) {
-              told.add("lost " + id);
-            }
-          });
+      BlockingQueue<String> told = putsAgain(lease, client);
       put(client, lease.id());
       etcd.kill(0);
       assertEquals("lost " + lease.id(), told.poll(20, TimeUnit.SECONDS));
@@ -129,6 +103,25 @@ class NodeLeaseTest {
         assertEquals(id, keys(client).get(0).getLease());
       }
     }
+  }
+
+  /** A listener that puts the key again on every grant; what it was told, in order. */
+  private static BlockingQueue<String> putsAgain(NodeLease lease, Client client) {
+    BlockingQueue<String> told = new ArrayBlockingQueue<>(10);
+    lease.addListener(
+        new NodeLease.Listener() {
+          @Override
+          public void granted(long id) {
+            put(client, id);
+            told.add("granted " + id);
+          }
+
+          @Override
+          public void lost(long id) {
+            told.add("lost " + id);
+          }
+        });
+    return told;
   }
 
   private static void put(Client client, long lease) {

@@ -37,6 +37,21 @@ class ClusterStatusTest {
 
   private SluiceRuntime node(String name, String region, List<String> endpoints) throws Exception {
     Path d = Files.createDirectories(dir.resolve(name));
+    return start(
+        d,
+        """
+        regions: { eu: {}, us: {} }
+        cluster:
+          node: %s
+          region: %s
+          leaseTtl: 2s
+          etcd: { endpoints: [%s], prefix: /status-test }
+        """
+            .formatted(name, region, String.join(", ", endpoints)));
+  }
+
+  /** A node in {@code d} serving one service, its admin API on, with {@code extra} appended. */
+  private static SluiceRuntime start(Path d, String extra) throws Exception {
     Path file = d.resolve("sluice.yaml");
     Files.writeString(
         file,
@@ -47,26 +62,21 @@ class ClusterStatusTest {
           port: 0
           tokens: [ { name: vera, role: viewer, sha256: %s } ]
         stateDir: state
-        regions: { eu: {}, us: {} }
         pools:
-          p1: { region: eu, endpoints: [ { address: 192.0.2.1 } ] }
+          p1: { endpoints: [ { address: 192.0.2.1 } ] }
         zones:
           - origin: example.test.
             soa: { mname: ns1.example.test., rname: h.example.test. }
             ns: [ns1.example.test.]
             services:
               - { name: app, pools: [p1] }
-        cluster:
-          node: %s
-          region: %s
-          leaseTtl: 2s
-          etcd: { endpoints: [%s], prefix: /status-test }
+        %s
         """
-            .formatted(TokenAuthenticator.hash(TOKEN), name, region, String.join(", ", endpoints)));
+            .formatted(TokenAuthenticator.hash(TOKEN), extra));
     return SluiceRuntime.start(ConfigLoader.load(file), file, CliOverrides.NONE);
   }
 
-  private JsonNode get(SluiceRuntime r, String path) throws Exception {
+  private String send(SluiceRuntime r, String path) throws Exception {
     HttpResponse<String> res =
         http.send(
             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + r.admin().port() + path))
@@ -74,22 +84,21 @@ class ClusterStatusTest {
                 .build(),
             HttpResponse.BodyHandlers.ofString());
     assertEquals(200, res.statusCode(), res.body());
-    return path.equals("/metrics") ? null : JSON.readTree(res.body());
+    return res.body();
+  }
+
+  private JsonNode get(SluiceRuntime r, String path) throws Exception {
+    return JSON.readTree(send(r, path));
   }
 
   private double gauge(SluiceRuntime r, String name) throws Exception {
-    HttpResponse<String> res =
-        http.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + r.admin().port() + "/metrics"))
-                .header("Authorization", "Bearer " + TOKEN)
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    for (String line : res.body().split("\n")) {
+    String body = send(r, "/metrics");
+    for (String line : body.split("\n")) {
       if (line.startsWith(name + " ")) {
         return Double.parseDouble(line.substring(name.length() + 1).trim());
       }
     }
-    throw new AssertionError(name + " not exposed:\n" + res.body());
+    throw new AssertionError(name + " not exposed:\n" + body);
   }
 
   private JsonNode await(SluiceRuntime r, Predicate<JsonNode> ready, String what) throws Exception {
@@ -187,27 +196,7 @@ class ClusterStatusTest {
 
   @Test
   void aSingleNodeSaysItIsNotClustered() throws Exception {
-    Path file = dir.resolve("single.yaml");
-    Files.writeString(
-        file,
-        """
-        dns: { listen: [127.0.0.1], port: 0, threads: 1 }
-        admin:
-          listen: 127.0.0.1
-          port: 0
-          tokens: [ { name: vera, role: viewer, sha256: %s } ]
-        stateDir: single
-        pools:
-          p1: { endpoints: [ { address: 192.0.2.1 } ] }
-        zones:
-          - origin: example.test.
-            soa: { mname: ns1.example.test., rname: h.example.test. }
-            ns: [ns1.example.test.]
-            services:
-              - { name: app, pools: [p1] }
-        """
-            .formatted(TokenAuthenticator.hash(TOKEN)));
-    try (SluiceRuntime r = SluiceRuntime.start(ConfigLoader.load(file), file, CliOverrides.NONE)) {
+    try (SluiceRuntime r = start(Files.createDirectories(dir.resolve("single")), "")) {
       JsonNode view = get(r, "/api/v1/cluster");
       assertFalse(view.path("clustered").asBoolean());
       assertTrue(view.path("message").asText().startsWith("not clustered"));
