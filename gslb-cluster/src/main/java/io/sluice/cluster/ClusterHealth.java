@@ -19,6 +19,8 @@ public final class ClusterHealth implements AutoCloseable {
   private final ClusterConfig cluster;
   private final EtcdOpinions opinions;
   private NodeLease lease;
+  // True when the client and lease belong to the node (closed by their owner, not here).
+  private boolean sharedLease;
 
   private ClusterHealth(SluiceConfig config) throws IOException {
     this.cluster = config.cluster();
@@ -28,9 +30,51 @@ public final class ClusterHealth implements AutoCloseable {
             client, cluster.node(), this::leaseId, cluster.etcd().timeout(), Ticker.SYSTEM);
   }
 
-  /** Connects (lazily: nothing waits for etcd here) for the cluster of {@code config}. */
+  private ClusterHealth(SluiceConfig config, Client client, NodeLease shared) {
+    this.cluster = config.cluster();
+    this.client = client;
+    this.lease = shared;
+    this.sharedLease = true;
+    this.opinions =
+        EtcdOpinions.create(
+            client,
+            cluster.node(),
+            () -> {
+              if (!shared.alive()) {
+                throw new IllegalStateException("the node lease is not alive");
+              }
+              return shared.id();
+            },
+            cluster.etcd().timeout(),
+            Ticker.SYSTEM);
+    shared.addListener(
+        new NodeLease.Listener() {
+          @Override
+          public void granted(long id) {
+            // The next check resyncs: it puts this node's opinions again on the live lease.
+          }
+
+          @Override
+          public void lost(long id) {
+            opinions.leaseLost();
+          }
+        });
+  }
+
+  /**
+   * Connects (lazily: nothing waits for etcd here) for the cluster of {@code config}, with a client
+   * and lease of its own.
+   */
   public static ClusterHealth open(SluiceConfig config) throws IOException {
     return new ClusterHealth(config);
+  }
+
+  /**
+   * The health side of a node that already has its etcd client and node lease (the node's one
+   * lease, shared with its registry entry and the leader key); closing leaves both open.
+   */
+  public static ClusterHealth open(SluiceConfig config, Client client, NodeLease lease) {
+    return new ClusterHealth(config, client, lease);
   }
 
   /** The opinion exchange to hand to the probe service. */
@@ -61,6 +105,9 @@ public final class ClusterHealth implements AutoCloseable {
   @Override
   public synchronized void close() {
     opinions.close();
+    if (sharedLease) {
+      return;
+    }
     if (lease != null) {
       lease.close();
     }

@@ -357,6 +357,16 @@ public final class EtcdOpinions implements OpinionExchange {
     }
   }
 
+  /**
+   * The node lease may have lapsed: this node's opinions may be gone from etcd. Treated as a cut
+   * (verdicts held) until the next resync puts them again on the lease then in force.
+   */
+  public void leaseLost() {
+    if (!closed) {
+      exec.execute(() -> lost("the node lease lapsed"));
+    }
+  }
+
   private void lost(String reason) {
     if (connection.connected() || !announced) {
       LOG.warn("health opinions of {}: cut off from etcd ({}); verdicts are held", node, reason);

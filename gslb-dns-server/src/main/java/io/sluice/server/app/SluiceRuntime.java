@@ -139,7 +139,7 @@ public final class SluiceRuntime implements AutoCloseable {
       // In a cluster the verdicts come from the quorum over every node's opinions, shared on etcd.
       OpinionExchange opinions = OpinionExchange.NONE;
       if (config.clustered()) {
-        clusterHealth = ClusterHealth.open(config);
+        clusterHealth = ClusterHealth.open(config, cluster.client(), membership.lease());
         opinions = clusterHealth.opinions();
       }
       // Verdicts go out with the controller's reaction to them, in one snapshot.
