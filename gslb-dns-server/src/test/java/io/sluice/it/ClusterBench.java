@@ -21,6 +21,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -153,31 +155,35 @@ class ClusterBench {
       try (SluiceCluster c = SluiceCluster.startWithEtcd(dir.resolve("b"), body)) {
         // Every node's first round of checks of every endpoint, then a settled state.
         Thread.sleep(Duration.ofSeconds(prop("settleSeconds", 60)).toMillis());
-        long[] steady = c.etcdWrites(Duration.ofSeconds(window));
+        Map<String, Long> steadyKinds = new ConcurrentSkipListMap<>();
+        long[] steady = c.etcdWrites(Duration.ofSeconds(window), steadyKinds);
         report(
             String.format(
                 Locale.ROOT,
                 "etcd writes in steady state, %d endpoints checked by 3 nodes: %.1f revisions/s,"
-                    + " %.1f key writes/s (%d revisions, %d keys in %d s)",
+                    + " %.1f key writes/s (%d revisions, %d keys in %d s; keys by kind %s)",
                 pools * perPool,
                 steady[0] / (double) window,
                 steady[1] / (double) window,
                 steady[0],
                 steady[1],
-                window));
+                window,
+                steadyKinds));
         failing.close();
-        long[] outage = c.etcdWrites(Duration.ofSeconds(window));
+        Map<String, Long> outageKinds = new ConcurrentSkipListMap<>();
+        long[] outage = c.etcdWrites(Duration.ofSeconds(window), outageKinds);
         report(
             String.format(
                 Locale.ROOT,
                 "etcd writes during an outage of %d of them: %.1f revisions/s, %.1f key writes/s"
-                    + " (%d revisions, %d keys in the %d s after the outage began)",
+                    + " (%d revisions, %d keys in the %d s after the outage began; keys by kind %s)",
                 outagePools * perPool,
                 outage[0] / (double) window,
                 outage[1] / (double) window,
                 outage[0],
                 outage[1],
-                window));
+                window,
+                outageKinds));
       }
     }
   }

@@ -31,6 +31,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
@@ -226,6 +227,14 @@ final class SluiceCluster implements AutoCloseable {
    * transaction) and key writes (puts and deletes, several per transaction when batched).
    */
   long[] etcdWrites(Duration window) throws Exception {
+    return etcdWrites(window, new ConcurrentHashMap<>());
+  }
+
+  /**
+   * As {@link #etcdWrites(Duration)}, adding the key writes per first key segment to {@code
+   * byKind}.
+   */
+  long[] etcdWrites(Duration window, Map<String, Long> byKind) throws Exception {
     ByteSequence p = ByteSequence.from(PREFIX + "/", StandardCharsets.UTF_8);
     AtomicLong keys = new AtomicLong();
     long r0 = etcdRevision();
@@ -235,7 +244,19 @@ final class SluiceCluster implements AutoCloseable {
             .watch(
                 p,
                 WatchOption.builder().isPrefix(true).withRevision(r0 + 1).build(),
-                r -> keys.addAndGet(r.getEvents().size()))) {
+                r -> {
+                  keys.addAndGet(r.getEvents().size());
+                  r.getEvents()
+                      .forEach(
+                          e -> {
+                            String k =
+                                e.getKeyValue()
+                                    .getKey()
+                                    .toString(StandardCharsets.UTF_8)
+                                    .substring(PREFIX.length() + 1);
+                            byKind.merge(k.split("/")[0], 1L, Long::sum);
+                          });
+                })) {
       Thread.sleep(window.toMillis());
       long r1 = etcdRevision();
       // Let the watch deliver the events up to r1.
