@@ -6,6 +6,8 @@ import io.sluice.admin.rest.AdminServer;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.history.ConfigStore;
+import io.sluice.core.config.history.FileConfigStore;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
@@ -91,7 +93,16 @@ public final class SluiceRuntime implements AutoCloseable {
     compilers.add(PolicyPlanner.compiler());
     compilers.addAll(extra);
     ConfigPublisher publisher = new ConfigPublisher(compilers);
-    Snapshot first = publisher.initial(config, file.toString());
+    // The history of applied configurations decides what runs: the file, or the version a push or
+    // rollback made current (a cluster's current version); it runs from the history's copies.
+    FileConfigStore localHistory = FileConfigStore.open(config.stateDirectory());
+    ConfigStore history = localHistory;
+    NodeConfigs versions = NodeConfigs.create(file, overrides, config, history, localHistory);
+    NodeConfigs.Start chosen = versions.chooseStart();
+    Snapshot first = publisher.initial(chosen.config(), chosen.name());
+    versions.started(chosen);
+    SluiceConfig stateConfig = config;
+    config = chosen.config();
     for (String warning : PolicyPlanner.warnings(first.artifacts())) {
       log.warn("{}", warning);
     }
@@ -105,7 +116,8 @@ public final class SluiceRuntime implements AutoCloseable {
     PoolLoadFeed loads = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
-      traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner);
+      traffic =
+          TrafficSystem.open(store, stateConfig.stateDirectory(), Ticker.SYSTEM, gslb, planner);
       // Verdicts go out with the controller's reaction to them, in one snapshot.
       probes =
           ProbeService.start(
@@ -115,9 +127,8 @@ public final class SluiceRuntime implements AutoCloseable {
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
       loads.start(LOAD_TICK);
       node = SluiceNode.start(store, publisher, planner, gslb);
-      FileConfigReloader reloader =
-          new FileConfigReloader(file, overrides, node, traffic.auditSink());
-      HangupReload.install(reloader);
+      versions.attach(node, traffic.auditSink());
+      HangupReload.install(versions);
       if (config.admin().enabled()) {
         AdminConfig adminConfig = config.admin();
         if (localToken) {
@@ -130,17 +141,17 @@ public final class SluiceRuntime implements AutoCloseable {
                 adminConfig,
                 store,
                 traffic.controlPlane(),
-                reloader,
+                versions,
                 planner,
                 probes.reportSink(),
                 metrics);
-        admin.withLoadFeed(loads).start();
+        admin.withLoadFeed(loads).withConfigCommands(versions).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
-      recordAddresses(config, node, admin);
+      recordAddresses(config, stateConfig.stateDirectory(), node, admin);
       return new SluiceRuntime(
-          metrics, traffic, probes, node, admin, loads, config.stateDirectory());
+          metrics, traffic, probes, node, admin, loads, stateConfig.stateDirectory());
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null).close();
       throw e;
@@ -151,8 +162,8 @@ public final class SluiceRuntime implements AutoCloseable {
    * Records where this node really listens beside its local token, so that {@code sluice ctl
    * --state-dir} (and the launcher) reach this node, whatever ports it was started with.
    */
-  private static void recordAddresses(SluiceConfig config, SluiceNode node, AdminServer admin)
-      throws IOException {
+  private static void recordAddresses(
+      SluiceConfig config, Path stateDir, SluiceNode node, AdminServer admin) throws IOException {
     String url = null;
     if (admin != null) {
       url =
@@ -162,7 +173,7 @@ public final class SluiceRuntime implements AutoCloseable {
               + admin.port();
     }
     String dns = reachable(config.dns().listen().get(0)) + ":" + node.port();
-    NodeRecord.write(config.stateDirectory(), url, dns);
+    NodeRecord.write(stateDir, url, dns);
   }
 
   /** A listen address as a client on this host dials it: wildcards become loopback. */
