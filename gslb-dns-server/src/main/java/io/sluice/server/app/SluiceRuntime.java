@@ -1,8 +1,11 @@
 package io.sluice.server.app;
 
+import io.etcd.jetcd.Client;
 import io.sluice.admin.cli.NodeRecord;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.admin.rest.AdminServer;
+import io.sluice.cluster.EtcdClients;
+import io.sluice.cluster.EtcdConfigStore;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
@@ -45,6 +48,7 @@ public final class SluiceRuntime implements AutoCloseable {
   private final AdminServer admin;
   private final PoolLoadFeed loads;
   private final Path stateDir;
+  private final AutoCloseable configHistory;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -53,7 +57,8 @@ public final class SluiceRuntime implements AutoCloseable {
       SluiceNode node,
       AdminServer admin,
       PoolLoadFeed loads,
-      Path stateDir) {
+      Path stateDir,
+      AutoCloseable configHistory) {
     this.metrics = metrics;
     this.traffic = traffic;
     this.probes = probes;
@@ -61,6 +66,17 @@ public final class SluiceRuntime implements AutoCloseable {
     this.admin = admin;
     this.loads = loads;
     this.stateDir = stateDir;
+    this.configHistory = configHistory;
+  }
+
+  /** Closes the configuration store, then the etcd client it uses (when clustered). */
+  private static AutoCloseable closing(ConfigStore history, Client etcd) {
+    return () -> {
+      history.close();
+      if (etcd != null) {
+        etcd.close();
+      }
+    };
   }
 
   /**
@@ -97,10 +113,23 @@ public final class SluiceRuntime implements AutoCloseable {
     // rollback made current (a cluster's current version); it runs from the history's copies.
     FileConfigStore localHistory = FileConfigStore.open(config.stateDirectory());
     ConfigStore history = localHistory;
+    Client etcd = null;
+    if (config.clustered()) {
+      etcd = EtcdClients.create(config);
+      history = EtcdConfigStore.open(etcd, localHistory, config.cluster().etcd().timeout());
+    }
+    AutoCloseable configHistory = closing(history, etcd);
     NodeConfigs versions = NodeConfigs.create(file, overrides, config, history, localHistory);
-    NodeConfigs.Start chosen = versions.chooseStart();
-    Snapshot first = publisher.initial(chosen.config(), chosen.name());
-    versions.started(chosen);
+    NodeConfigs.Start chosen;
+    Snapshot first;
+    try {
+      chosen = versions.chooseStart();
+      first = publisher.initial(chosen.config(), chosen.name());
+      versions.started(chosen);
+    } catch (ConfigException | IOException | RuntimeException e) {
+      closeQuietly("configuration history", configHistory);
+      throw e;
+    }
     SluiceConfig stateConfig = config;
     config = chosen.config();
     for (String warning : PolicyPlanner.warnings(first.artifacts())) {
@@ -151,9 +180,16 @@ public final class SluiceRuntime implements AutoCloseable {
       }
       recordAddresses(config, stateConfig.stateDirectory(), node, admin);
       return new SluiceRuntime(
-          metrics, traffic, probes, node, admin, loads, stateConfig.stateDirectory());
+          metrics,
+          traffic,
+          probes,
+          node,
+          admin,
+          loads,
+          stateConfig.stateDirectory(),
+          configHistory);
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
-      new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null).close();
+      new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null, configHistory).close();
       throw e;
     }
   }
@@ -236,6 +272,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (traffic != null) {
       closeQuietly("traffic system", traffic);
+    }
+    if (configHistory != null) {
+      closeQuietly("configuration history", configHistory);
     }
     closeQuietly("metrics", metrics);
   }

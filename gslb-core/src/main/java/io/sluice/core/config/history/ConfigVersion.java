@@ -64,6 +64,25 @@ public record ConfigVersion(
     return sha256(sb.toString().getBytes(StandardCharsets.UTF_8));
   }
 
+  /** This version as JSON, as the stores keep it. */
+  public byte[] toJson() {
+    try {
+      return FileConfigStore.JSON.writeValueAsBytes(this);
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("cannot encode configuration version " + version, e);
+    }
+  }
+
+  /** A version from its JSON; {@code where} names its origin in the error. */
+  public static ConfigVersion fromJson(byte[] json, String where) throws java.io.IOException {
+    try {
+      return FileConfigStore.JSON.readValue(json, ConfigVersion.class);
+    } catch (java.io.IOException e) {
+      throw new java.io.IOException(
+          "cannot read configuration version " + where + ": " + e.getMessage(), e);
+    }
+  }
+
   /** Hex SHA-256 of {@code bytes}. */
   public static String sha256(byte[] bytes) {
     return HexFormat.of().formatHex(digester().digest(bytes));

@@ -92,13 +92,13 @@ public final class FileConfigStore implements ConfigStore {
   @Override
   public synchronized Optional<ConfigVersion> version(long n) throws IOException {
     Path p = versions.resolve(n + ".json");
+    byte[] json;
     try {
-      return Optional.of(JSON.readValue(Files.readAllBytes(p), ConfigVersion.class));
+      json = Files.readAllBytes(p);
     } catch (NoSuchFileException e) {
       return Optional.empty();
-    } catch (IOException e) {
-      throw new IOException("cannot read configuration version " + p + ": " + e.getMessage(), e);
     }
+    return Optional.of(ConfigVersion.fromJson(json, p.toString()));
   }
 
   @Override
@@ -125,7 +125,7 @@ public final class FileConfigStore implements ConfigStore {
    * versions it applied), then forgets versions beyond the last {@code keep} and their files.
    */
   public synchronized void adopt(ConfigVersion v) throws IOException {
-    write(versions.resolve(v.version() + ".json"), JSON.writeValueAsBytes(v));
+    write(versions.resolve(v.version() + ".json"), v.toJson());
     write(dir.resolve("current"), (v.version() + "\n").getBytes(StandardCharsets.UTF_8));
     prune(v.version());
   }
