@@ -60,6 +60,7 @@ final class ConfigRoutes {
     }
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("current", h.current());
+    m.put("applied", h.applied());
     m.put("versions", out);
     return ApiResponse.ok(m);
   }
@@ -205,6 +206,8 @@ final class ConfigRoutes {
       return SystemRoutes.invalid(e, store);
     } catch (NoSuchElementException e) {
       throw ApiException.notFound("version", e.getMessage());
+    } catch (ConfigCommands.RoleRequired e) {
+      throw new ApiException(403, "forbidden", null, e.getMessage());
     } catch (ConfigStore.Conflict e) {
       throw new ApiException(
           409,

@@ -36,8 +36,25 @@ public interface ConfigCommands {
   /** Where uploads of referenced files land before a push names them. */
   BlobCache blobs();
 
-  /** The versions kept and the current one's number (0: none). */
-  record History(long current, List<ConfigVersion> versions) {
+  /**
+   * The actor's role may not make this change: a version that adds, removes or changes admin tokens
+   * or other admin settings needs the admin role, as a reload of the file does, so that an operator
+   * cannot grant itself more.
+   */
+  final class RoleRequired extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** Refused for the reason {@code message} gives. */
+    public RoleRequired(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * The versions kept, the current one's number and the one this node runs (0: none); they differ
+   * on a cluster node that has not applied the current version yet (or cannot).
+   */
+  record History(long current, long applied, List<ConfigVersion> versions) {
     public History {
       versions = List.copyOf(versions);
     }

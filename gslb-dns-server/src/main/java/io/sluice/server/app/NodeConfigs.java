@@ -1,6 +1,8 @@
 package io.sluice.server.app;
 
+import io.sluice.admin.auth.Role;
 import io.sluice.core.config.ClusterConfig;
+import io.sluice.core.config.ConfigChanges;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigFiles;
 import io.sluice.core.config.ConfigLoader;
@@ -221,13 +223,14 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
   @Override
   public History history() throws IOException {
     try {
-      return new History(currentNumber(), store.versions());
+      return new History(currentNumber(), applied, store.versions());
     } catch (IOException e) {
       if (store == local) {
         throw e;
       }
       // Cut off from the cluster: what this node applied is the best it can say.
-      return new History(local.current().map(ConfigVersion::version).orElse(0L), local.versions());
+      return new History(
+          local.current().map(ConfigVersion::version).orElse(0L), applied, local.versions());
     }
   }
 
@@ -335,6 +338,15 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
       String action,
       String what)
       throws ConfigException, IOException {
+    if (!draft.source().fromFile() && Role.of(actor.role()) != Role.ADMIN) {
+      ConfigChanges changes = ConfigChanges.between(node.store().current().config(), config);
+      if (!changes.tokens().isEmpty() || changes.sections().contains("admin")) {
+        throw new RoleRequired(
+            "this version changes admin tokens or admin settings ("
+                + changes.summary()
+                + "): that needs an admin token");
+      }
+    }
     long expected = currentNumber();
     Map<String, Object> details = new LinkedHashMap<>();
     if (draft.source().fromFile()) {
