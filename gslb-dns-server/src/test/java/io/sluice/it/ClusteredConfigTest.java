@@ -30,15 +30,19 @@ class ClusteredConfigTest {
   private static final String PREFIX = "/sluice/config-it";
 
   private static String yaml(String node, String endpoints) {
+    return yaml(node, endpoints, "10s");
+  }
+
+  private static String yaml(String node, String endpoints, String timeout) {
     String cluster =
         node == null
             ? ""
             : """
             cluster:
               node: %s
-              etcd: { endpoints: [%s], prefix: %s, timeout: 10s }
+              etcd: { endpoints: [%s], prefix: %s, timeout: %s }
             """
-                .formatted(node, endpoints, PREFIX);
+                .formatted(node, endpoints, PREFIX, timeout);
     return """
         dns: { listen: [127.0.0.1], port: 0, threads: 1 }
         admin: { listen: 127.0.0.1, port: 0 }
@@ -158,6 +162,32 @@ class ClusteredConfigTest {
           awaitWww(n2, "192.0.2.3");
           awaitWww(n1, "192.0.2.3");
         }
+      }
+    }
+  }
+
+  @Test
+  void aNodeStartedWhileEtcdIsDownRunsItsLastAppliedVersion() throws Exception {
+    Files.writeString(one.resolve("static.zone"), zone("192.0.2.1", 0));
+    try (EtcdCluster etcd = EtcdCluster.start(1)) {
+      String endpoints = String.join(", ", etcd.endpoints());
+      try (LiveNode n1 = LiveNode.start(one, yaml("n1", endpoints))) {
+        Files.writeString(elsewhere.resolve("static.zone"), zone("192.0.2.2", 0));
+        Path file = elsewhere.resolve("sluice.yaml");
+        Files.writeString(file, yaml(null, null));
+        LiveNode.CtlRun push =
+            LiveNode.ctl(
+                Map.of("SLUICE_ADMIN_URL", n1.adminUrl(), "SLUICE_TOKEN", n1.token),
+                "config",
+                "push",
+                file.toString());
+        assertEquals(CtlMain.OK, push.exit(), push.out() + push.err());
+        assertEquals("192.0.2.2", www(n1));
+      }
+      etcd.kill(0);
+      try (LiveNode n1 = LiveNode.start(one, yaml("n1", endpoints, "1s"))) {
+        assertEquals("192.0.2.2", www(n1));
+        assertEquals(2, n1.get("/api/v1/config/versions").json().path("applied").asLong());
       }
     }
   }

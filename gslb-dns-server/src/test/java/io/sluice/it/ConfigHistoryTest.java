@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.admin.auth.TokenAuthenticator;
 import io.sluice.admin.cli.CtlMain;
+import io.sluice.core.config.history.ConfigVersion;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -174,6 +177,57 @@ class ConfigHistoryTest {
       assertTrue(reload.json().path("changed").asBoolean(), reload.body());
       assertEquals(5, reload.json().path("version").asLong(), reload.body());
       assertEquals("192.0.2.5", www(node));
+    }
+  }
+
+  /** A push body naming {@code file}, whose content the node already holds. */
+  private static String pushBody(String yaml, String file, String content) {
+    var body = LiveNode.JSON.createObjectNode().put("yaml", yaml).put("reason", "r");
+    body.putObject("files")
+        .put(file, ConfigVersion.sha256(content.getBytes(StandardCharsets.UTF_8)));
+    return body.toString();
+  }
+
+  @Test
+  void anOperatorMayPushButNotChangeTheAdminTokens() throws Exception {
+    String admin = "admin-token-of-config-history-test";
+    String operator = "operator-token-of-config-history-test";
+    String tokens =
+        "  tokens:\n"
+            + "    - { name: ops, role: admin, sha256: %s }\n"
+                .formatted(TokenAuthenticator.hash(admin))
+            + "    - { name: oncall, role: operator, sha256: %s }\n"
+                .formatted(TokenAuthenticator.hash(operator));
+    Files.writeString(dir.resolve("static.zone"), zone("192.0.2.1"));
+    String base =
+        yaml(APP)
+            .replace(
+                "admin: { listen: 127.0.0.1, port: 0 }",
+                "admin:\n  listen: 127.0.0.1\n  port: 0\n" + tokens);
+    try (LiveNode node = LiveNode.start(dir, base, admin)) {
+      String grant =
+          base.replace(
+              tokens,
+              tokens
+                  + "    - { name: me-too, role: admin, sha256: %s }\n"
+                      .formatted(TokenAuthenticator.hash("x".repeat(40))));
+      LiveNode.Reply refused =
+          node.post(
+              "/api/v1/config/push", pushBody(grant, "static.zone", zone("192.0.2.1")), operator);
+      assertEquals(403, refused.status(), refused.body());
+      assertTrue(refused.body().contains("admin token"), refused.body());
+
+      Files.writeString(elsewhere.resolve("static.zone"), zone("192.0.2.1"));
+      Path more = elsewhere.resolve("sluice.yaml");
+      Files.writeString(more, base.replace(APP, APP + "\n" + API));
+      LiveNode.CtlRun pushed =
+          LiveNode.ctl(
+              Map.of("SLUICE_ADMIN_URL", node.adminUrl(), "SLUICE_TOKEN", operator),
+              "config",
+              "push",
+              more.toString());
+      assertEquals(CtlMain.OK, pushed.exit(), pushed.out() + pushed.err());
+      assertEquals(1, node.query("api.example.test.", null).getSection(1).size());
     }
   }
 }
