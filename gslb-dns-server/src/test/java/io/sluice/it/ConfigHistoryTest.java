@@ -107,6 +107,8 @@ class ConfigHistoryTest {
       assertTrue(problems.contains("dns.threads"), raw.body());
       assertTrue(problems.contains("zones[0].file"), raw.body());
       assertTrue(problems.size() >= 3, raw.body());
+      // Not the zone's SOA as well: it would come from the file that is missing.
+      assertTrue(!problems.contains("zones[0].soa"), raw.body());
       assertEquals("192.0.2.1", www(node));
 
       // A good file from another directory, with its own master file.

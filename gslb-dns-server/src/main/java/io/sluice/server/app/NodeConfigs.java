@@ -105,7 +105,9 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
    */
   synchronized Start chooseStart() throws ConfigException, IOException {
     FileRead read = readFile();
-    ConfigVersion fromFile = draft(read, Actor.CONTROLLER, ConfigSource.START, "start", null);
+    // The node itself read its file: named after the node in a cluster, where several may.
+    Actor starter = new Actor(cluster == null ? "start" : cluster.node(), "system");
+    ConfigVersion fromFile = draft(read, starter, ConfigSource.START, "start of " + file, null);
     Optional<ConfigVersion> current;
     boolean reachable = true;
     try {
@@ -309,7 +311,10 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
       return applyNew(actor, config, file.toString(), draft, "config-reload", "reloaded " + file);
     } catch (IOException e) {
       throw new ConfigException(
-          file.toString(), "", "cannot record the version: " + e.getMessage());
+          file.toString(),
+          "",
+          "nothing was applied: the configuration store cannot record the version: "
+              + e.getMessage());
     } catch (ConfigException e) {
       throw FileConfigReloader.rejected(file, actor, e);
     }
@@ -514,11 +519,33 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
               ConfigLoader.read(read.yaml(), name, baseDir, adjust), name, known, false);
       return AdminBootstrapToken.applyTo(config, stateDir);
     } catch (ConfigException e) {
-      throw named(e, read.files());
+      throw named(withoutFollowOns(e, known), read.files());
     } catch (IOException e) {
       throw new ConfigException(
           name, "admin.tokens", "cannot create the local admin token: " + e.getMessage());
     }
+  }
+
+  /**
+   * {@code e} without the problems that only follow from a master file that is missing (the zone's
+   * SOA and NS come from it): the missing file is the problem to fix.
+   */
+  private static ConfigException withoutFollowOns(ConfigException e, List<ConfigProblem> known) {
+    List<String> zones = new ArrayList<>();
+    for (ConfigProblem k : known) {
+      if (k.path().startsWith("zones[") && k.path().endsWith("].file")) {
+        zones.add(k.path().substring(0, k.path().length() - "file".length()));
+      }
+    }
+    List<ConfigProblem> out = new ArrayList<>();
+    for (ConfigProblem p : e.problems()) {
+      boolean followOn =
+          zones.stream().anyMatch(z -> p.path().equals(z + "soa") || p.path().equals(z + "ns"));
+      if (!followOn) {
+        out.add(p);
+      }
+    }
+    return out.isEmpty() ? e : new ConfigException(out);
   }
 
   /** {@code e} with the copies' paths in its messages replaced by the files' own names. */
