@@ -230,6 +230,19 @@ class ConfigHistoryTest {
               more.toString());
       assertEquals(CtlMain.OK, pushed.exit(), pushed.out() + pushed.err());
       assertEquals(1, node.query("api.example.test.", null).getSection(1).size());
+
+      // A file larger than one request body is uploaded in parts like a master file.
+      Files.writeString(more, base + "# padding to pass the body limit\n".repeat(3000));
+      LiveNode.CtlRun large =
+          LiveNode.ctl(
+              Map.of("SLUICE_ADMIN_URL", node.adminUrl(), "SLUICE_TOKEN", operator),
+              "config",
+              "push",
+              more.toString());
+      assertEquals(CtlMain.OK, large.exit(), large.out() + large.err());
+      JsonNode latest = node.get("/api/v1/config/versions/3").json();
+      assertEquals(Files.readString(more), latest.path("yaml").asText());
+      assertTrue(node.query("api.example.test.", null).getSection(1).isEmpty());
     }
   }
 }

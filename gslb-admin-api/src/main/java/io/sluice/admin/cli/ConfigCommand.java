@@ -194,7 +194,13 @@ final class ConfigCommand implements Runnable {
             v.path("reason").asText(""));
       }
       t.print(out(), ctl().colour());
-      out().println("(* current)");
+      long current = r.path("current").asLong();
+      long applied = r.path("applied").asLong();
+      out()
+          .println(
+              applied == current
+                  ? "(* current)"
+                  : "(* current; this node still runs version " + applied + ")");
       return CtlMain.OK;
     }
   }

@@ -21,6 +21,7 @@ import java.util.Set;
  * these copies, so a rollback runs exactly what ran before.
  */
 public final class BlobCache {
+  private static final long UPLOAD_GRACE_MILLIS = 3_600_000;
   private final Path dir;
   private final Path uploads;
 
@@ -114,12 +115,18 @@ public final class BlobCache {
     return received;
   }
 
-  /** Removes every held content not in {@code keep}. */
+  /**
+   * Removes every held content not in {@code keep}, except content received in the last hour: an
+   * upload waits there for the push that names it.
+   */
   public void retain(Set<String> keep) throws IOException {
+    long recent = System.currentTimeMillis() - UPLOAD_GRACE_MILLIS;
     try (DirectoryStream<Path> all = Files.newDirectoryStream(dir)) {
       for (Path p : all) {
         String name = p.getFileName().toString();
-        if (ConfigVersion.isSha256(name) && !keep.contains(name)) {
+        if (ConfigVersion.isSha256(name)
+            && !keep.contains(name)
+            && Files.getLastModifiedTime(p).toMillis() < recent) {
           Files.deleteIfExists(p);
         }
       }

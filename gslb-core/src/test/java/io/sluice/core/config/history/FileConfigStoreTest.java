@@ -29,6 +29,10 @@ class FileConfigStoreTest {
   void keepsTheLastVersionsAndTheirFilesAndNumbersGoOnAfterAReopen() throws Exception {
     FileConfigStore store = FileConfigStore.open(dir, 3);
     String first = store.blobs().add("zone v1\n".getBytes(StandardCharsets.UTF_8));
+    // Received two hours ago: old enough to be forgotten once no kept version names it.
+    Files.setLastModifiedTime(
+        store.blobs().path(first),
+        java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 7_200_000));
     store.append(draft("v1", Map.of("a.zone", first)), 0);
     for (int i = 2; i <= 5; i++) {
       String sha = store.blobs().add(("zone v" + i + "\n").getBytes(StandardCharsets.UTF_8));
@@ -38,15 +42,18 @@ class FileConfigStoreTest {
         java.util.List.of(5L, 4L, 3L),
         store.versions().stream().map(ConfigVersion::version).toList());
     assertFalse(store.blobs().has(first), "the copy only version 1 referenced is gone");
+    String upload = store.blobs().add("uploaded for a push\n".getBytes(StandardCharsets.UTF_8));
+    store.append(draft("v6", Map.of()), 5);
+    assertTrue(store.blobs().has(upload), "a fresh upload waits for its push");
     assertTrue(store.version(1).isEmpty());
 
     FileConfigStore reopened = FileConfigStore.open(dir, 3);
-    assertEquals(5, reopened.current().orElseThrow().version());
-    assertThrows(ConfigStore.Conflict.class, () -> reopened.append(draft("x", Map.of()), 4));
-    ConfigVersion six = reopened.append(draft("v6", Map.of()), 5);
-    assertEquals(6, six.version());
-    assertEquals("alice", reopened.version(6).orElseThrow().actor());
-    assertEquals(ConfigSource.PUSH, reopened.version(6).orElseThrow().source());
+    assertEquals(6, reopened.current().orElseThrow().version());
+    assertThrows(ConfigStore.Conflict.class, () -> reopened.append(draft("x", Map.of()), 5));
+    ConfigVersion seven = reopened.append(draft("v7", Map.of()), 6);
+    assertEquals(7, seven.version());
+    assertEquals("alice", reopened.version(7).orElseThrow().actor());
+    assertEquals(ConfigSource.PUSH, reopened.version(7).orElseThrow().source());
   }
 
   @Test
