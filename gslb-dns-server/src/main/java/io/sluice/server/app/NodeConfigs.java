@@ -62,6 +62,8 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
   private AuditSink audit = AuditSink.NONE;
   // The number of the version this node runs (0: none recorded).
   private volatile long applied;
+  // The last version another node appended that this node could not apply.
+  private long refused;
 
   private NodeConfigs(
       Path file,
@@ -409,11 +411,17 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
           v.actor(),
           v.reason());
     } catch (IOException | ConfigException e) {
-      log.error(
-          "configuration version {} is not applied, still serving version {}: {}",
-          v.version(),
-          applied,
-          e.getMessage());
+      // Retried at every re-check; said loudly once per version.
+      if (v.version() != refused) {
+        refused = v.version();
+        log.error(
+            "configuration version {} is not applied, still serving version {}: {}",
+            v.version(),
+            applied,
+            e.getMessage());
+      } else {
+        log.debug("configuration version {} still not applied: {}", v.version(), e.getMessage());
+      }
     }
   }
 
