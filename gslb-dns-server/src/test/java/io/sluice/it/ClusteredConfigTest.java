@@ -1,6 +1,7 @@
 package io.sluice.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.etcd.jetcd.Client;
@@ -162,6 +163,19 @@ class ClusteredConfigTest {
           awaitWww(n2, "192.0.2.3");
           awaitWww(n1, "192.0.2.3");
         }
+
+        // A reload (SIGHUP) of n2's unchanged file keeps the cluster's version; once the file is
+        // edited, the reload appends it as a new version that n1 applies too.
+        LiveNode.Reply kept = n2.post("/api/v1/config/reload", "{}");
+        assertEquals(200, kept.status(), kept.body());
+        assertFalse(kept.json().path("changed").asBoolean(), kept.body());
+        assertEquals("192.0.2.3", www(n2));
+        Files.writeString(two.resolve("static.zone"), zone("192.0.2.4", 0));
+        LiveNode.Reply reloaded = n2.post("/api/v1/config/reload", "{}");
+        assertEquals(200, reloaded.status(), reloaded.body());
+        assertEquals(4, reloaded.json().path("version").asLong(), reloaded.body());
+        assertEquals("192.0.2.4", www(n2));
+        awaitWww(n1, "192.0.2.4");
       }
     }
   }
