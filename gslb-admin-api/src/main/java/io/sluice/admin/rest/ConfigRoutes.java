@@ -138,9 +138,9 @@ final class ConfigRoutes {
     try {
       received = commands.blobs().receive(sha, offset == null ? 0 : offset, size, req.body());
     } catch (IllegalArgumentException e) {
+      String m = e.getMessage();
       throw ApiException.badRequest(
-          offset != null && e.getMessage().startsWith("offset") ? "offset" : "sha256",
-          e.getMessage());
+          m.startsWith("offset") ? "offset" : m.startsWith("the part") ? "size" : "sha256", m);
     }
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("sha256", sha);
