@@ -126,12 +126,20 @@ public final class EtcdConfigStore implements ConfigStore {
 
   @Override
   public List<ConfigVersion> versions() throws IOException {
-    GetResponse r =
+    // Keys first, then one version a request: a gRPC answer is limited to 4 MiB, and each version
+    // may be up to 1.4 MB.
+    GetResponse keys =
         await(
-            kv.get(key(VERSIONS), GetOption.builder().isPrefix(true).build()), "read " + VERSIONS);
+            kv.get(key(VERSIONS), GetOption.builder().isPrefix(true).withKeysOnly(true).build()),
+            "list " + VERSIONS);
     List<ConfigVersion> out = new ArrayList<>();
-    for (KeyValue e : r.getKvs()) {
-      out.add(ConfigVersion.fromJson(e.getValue().getBytes(), e.getKey().toString()));
+    for (KeyValue e : keys.getKvs()) {
+      String name = e.getKey().toString(StandardCharsets.UTF_8);
+      try {
+        version(Long.parseLong(name.substring(name.lastIndexOf('/') + 1))).ifPresent(out::add);
+      } catch (NumberFormatException ignored) {
+        // not a version key
+      }
     }
     out.sort(Comparator.comparingLong(ConfigVersion::version).reversed());
     return out;
