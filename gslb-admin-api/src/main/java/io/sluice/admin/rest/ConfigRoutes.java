@@ -118,11 +118,12 @@ final class ConfigRoutes {
     return new ArrayList<>(all);
   }
 
-  private ApiResponse blob(ApiRequest req) {
+  private ApiResponse blob(ApiRequest req) throws IOException {
     String sha = sha(req);
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("sha256", sha);
-    m.put("held", commands.blobs().has(sha));
+    // Held content a push is about to name is kept from pruning as if just uploaded.
+    m.put("held", commands.blobs().hold(sha));
     m.put("maxPartBytes", maxPartBytes);
     return ApiResponse.ok(m);
   }

@@ -45,9 +45,39 @@ public final class BlobCache {
     return ConfigVersion.isSha256(sha256) && Files.isRegularFile(dir.resolve(sha256));
   }
 
-  /** Copies {@code file} in and returns the SHA-256 of what was copied. */
+  /**
+   * Whether the content {@code sha256} is held; if so it counts as just received, so that pruning
+   * leaves it for the hour a push that names it may take.
+   */
+  public boolean hold(String sha256) throws IOException {
+    if (!has(sha256)) {
+      return false;
+    }
+    try {
+      Files.setLastModifiedTime(
+          dir.resolve(sha256),
+          java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis()));
+      return true;
+    } catch (java.nio.file.NoSuchFileException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Copies {@code file} in and returns the SHA-256 of what was copied; content already held is not
+   * written again (a GeoIP database is read at every reload).
+   */
   public String add(Path file) throws IOException {
+    MessageDigest md = ConfigVersion.digester();
+    try (InputStream in = new java.security.DigestInputStream(Files.newInputStream(file), md)) {
+      in.transferTo(OutputStream.nullOutputStream());
+    }
+    String sha = HexFormat.of().formatHex(md.digest());
+    if (hold(sha)) {
+      return sha;
+    }
     try (InputStream in = Files.newInputStream(file)) {
+      // The hash of what is copied, should the file have changed since it was hashed.
       return install(in, null);
     }
   }
