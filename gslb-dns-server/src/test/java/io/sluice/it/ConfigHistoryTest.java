@@ -141,6 +141,11 @@ class ConfigHistoryTest {
       assertTrue(listed.out().contains("add api"), listed.out());
       assertTrue(listed.out().contains("3 *"), listed.out());
 
+      LiveNode.CtlRun show = LiveNode.ctl(env(node), "config", "show", "2");
+      assertEquals(CtlMain.OK, show.exit(), show.err());
+      assertTrue(show.out().startsWith(Files.readString(good)), show.out());
+      assertTrue(show.out().contains("# file static.zone: sha256 "), show.out());
+
       LiveNode.CtlRun diff = LiveNode.ctl(env(node), "config", "diff", "1", "2");
       assertEquals(CtlMain.OK, diff.exit(), diff.err());
       assertTrue(diff.out().contains("--- version 1"), diff.out());

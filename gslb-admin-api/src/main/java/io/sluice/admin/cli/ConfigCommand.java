@@ -28,6 +28,7 @@ import picocli.CommandLine.Parameters;
     subcommands = {
       ConfigCommand.Push.class,
       ConfigCommand.History.class,
+      ConfigCommand.Show.class,
       ConfigCommand.Diff.class,
       ConfigCommand.Rollback.class
     },
@@ -44,7 +45,8 @@ final class ConfigCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new CtlException(CtlMain.USAGE, "give a subcommand: push, history, diff or rollback");
+    throw new CtlException(
+        CtlMain.USAGE, "give a subcommand: push, history, show, diff or rollback");
   }
 
   private static final String CONFIG = "/api/v1/config";
@@ -201,6 +203,38 @@ final class ConfigCommand implements Runnable {
               applied == current
                   ? "(* current)"
                   : "(* current; this node still runs version " + applied + ")");
+      return CtlMain.OK;
+    }
+  }
+
+  /** Prints one kept version's YAML. */
+  @Command(
+      name = "show",
+      mixinStandardHelpOptions = true,
+      description =
+          "Print the YAML of kept version N (default: the current one) and the files it"
+              + " references (viewer role).",
+      footer = {"", "Example:", "  sluice ctl config show 4"})
+  static final class Show extends ApiCommand {
+    @Parameters(arity = "0..1", paramLabel = "N", description = "The version.")
+    Long version;
+
+    @Override
+    public Integer call() {
+      long n = version != null ? version : api().get(CONFIG + "/versions").path("current").asLong();
+      if (n < 1) {
+        throw new CtlException(CtlMain.FAILED, "no configuration version was recorded yet");
+      }
+      JsonNode v = api().get(CONFIG + "/versions/" + n);
+      if (json()) {
+        printJson(v);
+        return CtlMain.OK;
+      }
+      out().print(v.path("yaml").asText());
+      JsonNode files = v.path("files");
+      for (String path : (Iterable<String>) files::fieldNames) {
+        out().println("# file " + path + ": sha256 " + files.get(path).asText());
+      }
       return CtlMain.OK;
     }
   }
