@@ -4,6 +4,7 @@ import io.etcd.jetcd.Client;
 import io.sluice.admin.cli.NodeRecord;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.admin.rest.AdminServer;
+import io.sluice.cluster.ClusterHealth;
 import io.sluice.cluster.EtcdClients;
 import io.sluice.cluster.EtcdConfigStore;
 import io.sluice.core.config.AdminConfig;
@@ -13,6 +14,7 @@ import io.sluice.core.config.history.ConfigStore;
 import io.sluice.core.config.history.FileConfigStore;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.OpinionExchange;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.ConfigPublisher;
@@ -49,6 +51,7 @@ public final class SluiceRuntime implements AutoCloseable {
   private final PoolLoadFeed loads;
   private final Path stateDir;
   private final AutoCloseable configHistory;
+  private ClusterHealth clusterHealth;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -143,14 +146,21 @@ public final class SluiceRuntime implements AutoCloseable {
     SluiceNode node = null;
     AdminServer admin = null;
     PoolLoadFeed loads = null;
+    ClusterHealth clusterHealth = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
       traffic =
           TrafficSystem.open(store, stateConfig.stateDirectory(), Ticker.SYSTEM, gslb, planner);
+      // In a cluster the verdicts come from the quorum over every node's opinions, shared on etcd.
+      OpinionExchange opinions = OpinionExchange.NONE;
+      if (config.clustered()) {
+        clusterHealth = ClusterHealth.open(config);
+        opinions = clusterHealth.opinions();
+      }
       // Verdicts go out with the controller's reaction to them, in one snapshot.
       probes =
           ProbeService.start(
-              store, traffic.healthPublisher(), traffic.auditSink(), gslb, Ticker.SYSTEM);
+              store, traffic.healthPublisher(), traffic.auditSink(), gslb, Ticker.SYSTEM, opinions);
       loads =
           PoolLoadFeed.create(
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
@@ -179,17 +189,23 @@ public final class SluiceRuntime implements AutoCloseable {
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
       recordAddresses(config, stateConfig.stateDirectory(), node, admin);
-      return new SluiceRuntime(
-          metrics,
-          traffic,
-          probes,
-          node,
-          admin,
-          loads,
-          stateConfig.stateDirectory(),
-          configHistory);
+      SluiceRuntime runtime =
+          new SluiceRuntime(
+              metrics,
+              traffic,
+              probes,
+              node,
+              admin,
+              loads,
+              stateConfig.stateDirectory(),
+              configHistory);
+      runtime.clusterHealth = clusterHealth;
+      return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
-      new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null, configHistory).close();
+      SluiceRuntime partial =
+          new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null, configHistory);
+      partial.clusterHealth = clusterHealth;
+      partial.close();
       throw e;
     }
   }
@@ -269,6 +285,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (probes != null) {
       closeQuietly("probes", probes);
+    }
+    if (clusterHealth != null) {
+      closeQuietly("health opinion exchange", clusterHealth);
     }
     if (traffic != null) {
       closeQuietly("traffic system", traffic);
