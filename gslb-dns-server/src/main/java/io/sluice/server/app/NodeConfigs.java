@@ -55,6 +55,8 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
   private final ConfigStore store;
   private final FileConfigStore local;
   private final ClusterConfig cluster;
+  // Whether the versions are the cluster's (etcd), rather than this node's own.
+  private final boolean shared;
   private final Path baseDir;
   private final Path stateDir;
   private final LongSupplier clock;
@@ -77,6 +79,7 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
     this.store = store;
     this.local = local;
     this.cluster = fileConfig.cluster();
+    this.shared = fileConfig.clustered() && fileConfig.cluster().sharedConfig();
     this.baseDir = fileConfig.baseDir();
     this.stateDir = fileConfig.stateDirectory();
     this.clock = clock;
@@ -127,9 +130,7 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
     if (current.isPresent()) {
       ConfigVersion v = current.get();
       boolean keep =
-          cluster != null
-              || v.digest().equals(digest)
-              || lastRead.map(digest::equals).orElse(false);
+          shared || v.digest().equals(digest) || lastRead.map(digest::equals).orElse(false);
       if (keep) {
         try {
           store.fetch(v);
@@ -146,7 +147,7 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
       }
     }
     SluiceConfig config = load(read, file.toString(), false);
-    boolean append = cluster == null || reachable && current.isEmpty();
+    boolean append = !shared || reachable && current.isEmpty();
     return new Start(config, file.toString(), fromFile, append, digest);
   }
 

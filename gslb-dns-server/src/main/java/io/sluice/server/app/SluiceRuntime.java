@@ -117,7 +117,7 @@ public final class SluiceRuntime implements AutoCloseable {
     FileConfigStore localHistory = FileConfigStore.open(config.stateDirectory());
     ConfigStore history = localHistory;
     Client etcd = null;
-    if (config.clustered()) {
+    if (config.clustered() && config.cluster().sharedConfig()) {
       etcd = EtcdClients.create(config);
       history = EtcdConfigStore.open(etcd, localHistory, config.cluster().etcd().timeout());
     }
