@@ -52,6 +52,8 @@ public final class SluiceRuntime implements AutoCloseable {
   private final Path stateDir;
   private final AutoCloseable configHistory;
   private ClusterHealth clusterHealth;
+  // The node's link to etcd; null on a single node.
+  private ClusterConnection cluster;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -147,10 +149,22 @@ public final class SluiceRuntime implements AutoCloseable {
     AdminServer admin = null;
     PoolLoadFeed loads = null;
     ClusterHealth clusterHealth = null;
+    ClusterConnection cluster = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
+      // A cluster node shares its operator state through etcd; its state directory keeps its copy.
+      cluster = ClusterConnection.open(stateConfig);
       traffic =
-          TrafficSystem.open(store, stateConfig.stateDirectory(), Ticker.SYSTEM, gslb, planner);
+          cluster == null
+              ? TrafficSystem.open(
+                  store, stateConfig.stateDirectory(), Ticker.SYSTEM, gslb, planner)
+              : TrafficSystem.openClustered(
+                  store,
+                  stateConfig.stateDirectory(),
+                  Ticker.SYSTEM,
+                  gslb,
+                  planner,
+                  cluster.state());
       // In a cluster the verdicts come from the quorum over every node's opinions, shared on etcd.
       OpinionExchange opinions = OpinionExchange.NONE;
       if (config.clustered()) {
@@ -200,11 +214,13 @@ public final class SluiceRuntime implements AutoCloseable {
               stateConfig.stateDirectory(),
               configHistory);
       runtime.clusterHealth = clusterHealth;
+      runtime.cluster = cluster;
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       SluiceRuntime partial =
           new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null, configHistory);
       partial.clusterHealth = clusterHealth;
+      partial.cluster = cluster;
       partial.close();
       throw e;
     }
@@ -291,6 +307,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (traffic != null) {
       closeQuietly("traffic system", traffic);
+    }
+    if (cluster != null) {
+      closeQuietly("etcd connection", cluster);
     }
     if (configHistory != null) {
       closeQuietly("configuration history", configHistory);
