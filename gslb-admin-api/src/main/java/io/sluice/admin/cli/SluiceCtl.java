@@ -37,6 +37,7 @@ import picocli.CommandLine.ScopeType;
       ReloadCommand.class,
       ConfigCommand.class,
       VerifyCommand.class,
+      ClusterCommand.class,
       HashTokenCommand.class
     },
     footer = {

@@ -37,6 +37,7 @@ import io.sluice.core.control.ConfigReloader;
 import io.sluice.core.control.ControlPlane;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.health.ProbeReport;
+import io.sluice.core.spi.ClusterMembers;
 import io.sluice.core.spi.DecisionExplainer;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
@@ -84,6 +85,7 @@ public final class AdminServer implements AutoCloseable {
   private final JsonBodies bodies = new JsonBodies(ConfigLoader.jsonMapper());
   private final AdminHandler handler;
   private volatile boolean ready;
+  private volatile ClusterMembers cluster = ClusterMembers.NONE;
   private EventLoopGroup loop;
   private final ThreadPoolExecutor reads;
   private final ThreadPoolExecutor commands;
@@ -120,6 +122,7 @@ public final class AdminServer implements AutoCloseable {
     this.store = store;
     new ReadRoutes(store, control, explainer).register(router);
     new CommandRoutes(store, control, bodies).register(router);
+    new ClusterRoutes(() -> cluster, ticker).register(router);
     new SystemRoutes(
             store, reloader, probeSink, metrics, bodies, () -> ready, control::storeProblem)
         .register(router, config.metricsPublic());
@@ -195,6 +198,15 @@ public final class AdminServer implements AutoCloseable {
       throw new IllegalStateException("routes are added before start()");
     }
     new ConfigRoutes(store, commands, bodies, config.maxBodyBytes()).register(router);
+    return this;
+  }
+
+  /**
+   * Shows {@code members} at {@code GET /api/v1/cluster} (a single node shows that it is not
+   * clustered).
+   */
+  public AdminServer withCluster(ClusterMembers members) {
+    this.cluster = members;
     return this;
   }
 

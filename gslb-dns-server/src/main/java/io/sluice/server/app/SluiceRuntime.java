@@ -2,9 +2,11 @@ package io.sluice.server.app;
 
 import io.etcd.jetcd.Client;
 import io.sluice.admin.cli.NodeRecord;
+import io.sluice.admin.metrics.ClusterMeters;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.admin.rest.AdminServer;
 import io.sluice.cluster.ClusterHealth;
+import io.sluice.cluster.ClusterMembership;
 import io.sluice.cluster.EtcdClients;
 import io.sluice.cluster.EtcdConfigStore;
 import io.sluice.core.config.AdminConfig;
@@ -21,6 +23,7 @@ import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.traffic.PrometheusMetric;
+import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.policy.PolicyPlanner;
@@ -54,6 +57,8 @@ public final class SluiceRuntime implements AutoCloseable {
   private ClusterHealth clusterHealth;
   // The node's link to etcd; null on a single node.
   private ClusterConnection cluster;
+  // This node's lease, election and registry entry; null on a single node.
+  private ClusterMembership membership;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -150,10 +155,16 @@ public final class SluiceRuntime implements AutoCloseable {
     PoolLoadFeed loads = null;
     ClusterHealth clusterHealth = null;
     ClusterConnection cluster = null;
+    ClusterMembership membership = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
       // A cluster node shares its operator state through etcd; its state directory keeps its copy.
+      // Its automatic steps run only while it leads. Nothing here waits for etcd.
       cluster = ClusterConnection.open(stateConfig);
+      if (cluster != null) {
+        membership = ClusterMembership.open(cluster.client(), config);
+        ClusterMeters.register(metrics.registry(), membership.members());
+      }
       traffic =
           cluster == null
               ? TrafficSystem.open(
@@ -164,7 +175,8 @@ public final class SluiceRuntime implements AutoCloseable {
                   Ticker.SYSTEM,
                   gslb,
                   planner,
-                  cluster.state());
+                  cluster.state(),
+                  membership.leadership());
       // In a cluster the verdicts come from the quorum over every node's opinions, shared on etcd.
       OpinionExchange opinions = OpinionExchange.NONE;
       if (config.clustered()) {
@@ -198,11 +210,23 @@ public final class SluiceRuntime implements AutoCloseable {
                 planner,
                 probes.reportSink(),
                 metrics);
+        if (membership != null) {
+          admin.withCluster(membership.members());
+        }
         admin.withLoadFeed(loads).withConfigCommands(versions).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
-      recordAddresses(config, stateConfig.stateDirectory(), node, admin);
+      NodeRecord addresses = recordAddresses(config, stateConfig.stateDirectory(), node, admin);
+      if (membership != null) {
+        // Joins the election only now: a new leader catches up with the shared state, then steps.
+        TrafficController controller = traffic.controller();
+        membership.start(
+            controller::catchUp,
+            controller::appliedRevision,
+            addresses.dns(),
+            addresses.adminUrl());
+      }
       SluiceRuntime runtime =
           new SluiceRuntime(
               metrics,
@@ -215,12 +239,14 @@ public final class SluiceRuntime implements AutoCloseable {
               configHistory);
       runtime.clusterHealth = clusterHealth;
       runtime.cluster = cluster;
+      runtime.membership = membership;
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       SluiceRuntime partial =
           new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null, configHistory);
       partial.clusterHealth = clusterHealth;
       partial.cluster = cluster;
+      partial.membership = membership;
       partial.close();
       throw e;
     }
@@ -228,9 +254,10 @@ public final class SluiceRuntime implements AutoCloseable {
 
   /**
    * Records where this node really listens beside its local token, so that {@code sluice ctl
-   * --state-dir} (and the launcher) reach this node, whatever ports it was started with.
+   * --state-dir} (and the launcher) reach this node, whatever ports it was started with; returns
+   * them, for the cluster's registry entry when {@code cluster.advertise} does not set them.
    */
-  private static void recordAddresses(
+  private static NodeRecord recordAddresses(
       SluiceConfig config, Path stateDir, SluiceNode node, AdminServer admin) throws IOException {
     String url = null;
     if (admin != null) {
@@ -242,6 +269,7 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     String dns = reachable(config.dns().listen().get(0)) + ":" + node.port();
     NodeRecord.write(stateDir, url, dns);
+    return new NodeRecord(ProcessHandle.current().pid(), url, dns);
   }
 
   /** A listen address as a client on this host dials it: wildcards become loopback. */
@@ -275,6 +303,11 @@ public final class SluiceRuntime implements AutoCloseable {
     return probes;
   }
 
+  /** This node's part in its cluster (lease, leadership, members), or null on a single node. */
+  public ClusterMembership membership() {
+    return membership;
+  }
+
   /** The traffic system (control plane, audit). */
   public TrafficSystem traffic() {
     return traffic;
@@ -288,6 +321,10 @@ public final class SluiceRuntime implements AutoCloseable {
       } catch (IOException e) {
         log.warn("cannot remove {}: {}", stateDir.resolve(NodeRecord.FILE), e.toString());
       }
+    }
+    if (membership != null) {
+      // First, so that another node takes the lead at once and this node's keys vanish now.
+      closeQuietly("cluster membership", membership);
     }
     if (admin != null) {
       admin.ready(false);
