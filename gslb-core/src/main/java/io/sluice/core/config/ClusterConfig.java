@@ -16,14 +16,38 @@ public record ClusterConfig(
     EtcdConfig etcd,
     Duration leaseTtl,
     Advertise advertise,
-    DivergenceConfig divergence) {
+    DivergenceConfig divergence,
+    String config) {
 
   private static final Pattern NODE_NAME = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
+
+  /** {@code config: shared}: the nodes run the configuration versions kept in etcd. */
+  public static final String SHARED_CONFIG = "shared";
+
+  /** {@code config: local}: each node runs its own file, its history in its state directory. */
+  public static final String LOCAL_CONFIG = "local";
 
   public ClusterConfig {
     leaseTtl = leaseTtl == null ? Duration.ofSeconds(5) : leaseTtl;
     advertise = advertise == null ? new Advertise(null, null) : advertise;
     divergence = divergence == null ? DivergenceConfig.defaults() : divergence;
+    config = config == null ? SHARED_CONFIG : config;
+  }
+
+  /** A cluster section whose nodes share their configuration through etcd. */
+  public ClusterConfig(
+      String node,
+      String region,
+      EtcdConfig etcd,
+      Duration leaseTtl,
+      Advertise advertise,
+      DivergenceConfig divergence) {
+    this(node, region, etcd, leaseTtl, advertise, divergence, null);
+  }
+
+  /** Whether the nodes run the configuration versions kept in etcd (the default). */
+  public boolean sharedConfig() {
+    return SHARED_CONFIG.equals(config);
   }
 
   /** The key prefix of this cluster in etcd (never ends with a slash). */
@@ -32,6 +56,11 @@ public record ClusterConfig(
   }
 
   void validate(String path, SluiceConfig root, Problems p) {
+    if (!List.of(SHARED_CONFIG, LOCAL_CONFIG).contains(config)) {
+      p.add(
+          Problems.child(path, "config"),
+          "must be " + SHARED_CONFIG + " or " + LOCAL_CONFIG + ", was '" + config + "'");
+    }
     if (p.required(Problems.child(path, "node"), node) && !NODE_NAME.matcher(node).matches()) {
       p.add(
           Problems.child(path, "node"),
