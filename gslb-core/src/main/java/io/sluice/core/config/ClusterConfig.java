@@ -1,8 +1,10 @@
 package io.sluice.core.config;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
@@ -17,21 +19,30 @@ public record ClusterConfig(
     Duration leaseTtl,
     Advertise advertise,
     DivergenceConfig divergence,
-    String config) {
+    ConfigSource config) {
 
   private static final Pattern NODE_NAME = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
 
-  /** {@code config: shared}: the nodes run the configuration versions kept in etcd. */
-  public static final String SHARED_CONFIG = "shared";
+  /** Where the nodes of a cluster take their configuration from. */
+  public enum ConfigSource {
+    /** {@code config: shared}: the nodes run the configuration versions kept in etcd. */
+    @JsonProperty("shared")
+    SHARED,
+    /** {@code config: local}: each node runs its own file, its history in its state directory. */
+    @JsonProperty("local")
+    LOCAL;
 
-  /** {@code config: local}: each node runs its own file, its history in its state directory. */
-  public static final String LOCAL_CONFIG = "local";
+    @Override
+    public String toString() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
 
   public ClusterConfig {
     leaseTtl = leaseTtl == null ? Duration.ofSeconds(5) : leaseTtl;
     advertise = advertise == null ? new Advertise(null, null) : advertise;
     divergence = divergence == null ? DivergenceConfig.defaults() : divergence;
-    config = config == null ? SHARED_CONFIG : config;
+    config = config == null ? ConfigSource.SHARED : config;
   }
 
   /** A cluster section whose nodes share their configuration through etcd. */
@@ -47,7 +58,7 @@ public record ClusterConfig(
 
   /** Whether the nodes run the configuration versions kept in etcd (the default). */
   public boolean sharedConfig() {
-    return SHARED_CONFIG.equals(config);
+    return config == ConfigSource.SHARED;
   }
 
   /** The key prefix of this cluster in etcd (never ends with a slash). */
@@ -56,11 +67,6 @@ public record ClusterConfig(
   }
 
   void validate(String path, SluiceConfig root, Problems p) {
-    if (!List.of(SHARED_CONFIG, LOCAL_CONFIG).contains(config)) {
-      p.add(
-          Problems.child(path, "config"),
-          "must be " + SHARED_CONFIG + " or " + LOCAL_CONFIG + ", was '" + config + "'");
-    }
     if (p.required(Problems.child(path, "node"), node) && !NODE_NAME.matcher(node).matches()) {
       p.add(
           Problems.child(path, "node"),

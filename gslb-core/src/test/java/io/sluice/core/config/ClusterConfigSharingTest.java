@@ -34,7 +34,7 @@ class ClusterConfigSharingTest {
     ConfigLoader.Parsed bad =
         ConfigLoader.read(yaml("  config: everywhere"), "a.yaml", Path.of("."));
     assertEquals(
-        List.of("cluster.config: must be shared or local, was 'everywhere'"),
+        List.of("cluster.config: must be one of shared, local, was \"everywhere\""),
         bad.problems().stream().map(p -> p.path() + ": " + p.message()).toList());
   }
 }
