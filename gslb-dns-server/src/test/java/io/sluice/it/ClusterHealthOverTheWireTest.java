@@ -34,6 +34,8 @@ class ClusterHealthOverTheWireTest {
           node: %s
           etcd: { endpoints: ["%s"], prefix: /sluice/wire, timeout: 1s }
           leaseTtl: 2s
+          # Each node probes its own path (a stand-in for its own network): per-node files.
+          config: local
         pools:
           primary:
             health:

@@ -93,6 +93,21 @@ final class ApiClient {
 
   /** Like {@link #send(String, String, Map)}, waiting up to {@code readTimeoutMillis} for data. */
   JsonNode send(String method, String path, Map<String, ?> body, int readTimeoutMillis) {
+    return send(
+        method,
+        path,
+        body == null ? null : encodeBody(body),
+        "application/json",
+        readTimeoutMillis);
+  }
+
+  /** Sends {@code bytes} as they are (an upload), typed {@code contentType}. */
+  JsonNode sendBytes(String method, String path, byte[] bytes, String contentType) {
+    return send(method, path, bytes, contentType, READ_TIMEOUT_MILLIS);
+  }
+
+  private JsonNode send(
+      String method, String path, byte[] bytes, String contentType, int readTimeoutMillis) {
     HttpURLConnection c;
     try {
       if (!(URI.create(baseUrl + path).toURL().openConnection(Proxy.NO_PROXY)
@@ -112,9 +127,8 @@ final class ApiClient {
       c.setRequestMethod(method);
       c.setRequestProperty("Authorization", "Bearer " + token);
       c.setRequestProperty("Accept", "application/json");
-      if (body != null) {
-        byte[] bytes = encodeBody(body);
-        c.setRequestProperty("Content-Type", "application/json");
+      if (bytes != null) {
+        c.setRequestProperty("Content-Type", contentType);
         c.setDoOutput(true);
         // Streaming mode also keeps HttpURLConnection from silently re-sending a change.
         c.setFixedLengthStreamingMode(bytes.length);

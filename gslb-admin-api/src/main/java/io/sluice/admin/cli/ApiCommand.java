@@ -91,6 +91,16 @@ abstract class ApiCommand implements Callable<Integer> {
     return CtlMain.OK;
   }
 
+  /** Prints the outcome of a configuration push or rollback: the version it recorded. */
+  int printVersion(JsonNode r) {
+    if (json()) {
+      printJson(r);
+    } else {
+      out().println(r.path("message").asText("done"));
+    }
+    return CtlMain.OK;
+  }
+
   static String svcPath(String service) {
     return "/api/v1/services/" + ApiClient.encode(service);
   }

@@ -35,6 +35,7 @@ import picocli.CommandLine.ScopeType;
       SwitchesCommand.class,
       ExplainCommand.class,
       ReloadCommand.class,
+      ConfigCommand.class,
       VerifyCommand.class,
       ClusterCommand.class,
       HashTokenCommand.class

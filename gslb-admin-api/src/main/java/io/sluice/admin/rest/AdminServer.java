@@ -32,6 +32,7 @@ import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.control.ConfigCommands;
 import io.sluice.core.control.ConfigReloader;
 import io.sluice.core.control.ControlPlane;
 import io.sluice.core.health.PoolLoadFeed;
@@ -186,6 +187,18 @@ public final class AdminServer implements AutoCloseable {
   /** Marks the node ready (or not) for {@code /readyz}; it starts not ready. */
   public void ready(boolean isReady) {
     this.ready = isReady;
+  }
+
+  /**
+   * Adds the configuration history routes ({@code /api/v1/config/versions}, {@code push}, {@code
+   * rollback}, ...) answered by {@code commands}; call before {@link #start()}.
+   */
+  public synchronized AdminServer withConfigCommands(ConfigCommands commands) {
+    if (channel != null) {
+      throw new IllegalStateException("routes are added before start()");
+    }
+    new ConfigRoutes(store, commands, bodies, config.maxBodyBytes()).register(router);
+    return this;
   }
 
   /**

@@ -72,13 +72,18 @@ final class SystemRoutes {
       var result = reloader.reload(req.actor());
       return CommandRoutes.result(result);
     } catch (ConfigException e) {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("error", "invalid_config");
-      m.put("message", "the new configuration is invalid; the running configuration is kept");
-      m.put("problems", e.problems());
-      m.put("snapshotVersion", store.current().version());
-      return ApiResponse.json(400, m);
+      return invalid(e, store);
     }
+  }
+
+  /** The 400 of a rejected configuration: every problem, and the snapshot still served. */
+  static ApiResponse invalid(ConfigException e, SnapshotStore store) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("error", "invalid_config");
+    m.put("message", "the new configuration is invalid; the running configuration is kept");
+    m.put("problems", e.problems());
+    m.put("snapshotVersion", store.current().version());
+    return ApiResponse.json(400, m);
   }
 
   private ApiResponse probeReport(ApiRequest req) {

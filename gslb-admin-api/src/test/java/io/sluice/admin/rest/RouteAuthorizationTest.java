@@ -23,6 +23,9 @@ import org.junit.jupiter.api.Test;
 /** Every route, called by every role: allowed exactly when the role permits it. */
 class RouteAuthorizationTest {
   private static final String S = "/api/v1/services/app.example.com";
+  // The SHA-256 of "hello", uploaded as a referenced file.
+  private static final String HELLO_SHA =
+      "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824";
 
   /** One call of each route with a valid body. */
   record Call(String method, String template, String path, String body, Role role) {}
@@ -123,6 +126,39 @@ class RouteAuthorizationTest {
               "{}",
               Role.OPERATOR),
           new Call("POST", "/api/v1/config/reload", "/api/v1/config/reload", "{}", Role.ADMIN),
+          new Call("GET", "/api/v1/config/versions", "/api/v1/config/versions", null, Role.VIEWER),
+          new Call(
+              "GET",
+              "/api/v1/config/versions/{version}",
+              "/api/v1/config/versions/1",
+              null,
+              Role.VIEWER),
+          new Call(
+              "GET", "/api/v1/config/diff", "/api/v1/config/diff?from=1&to=1", null, Role.VIEWER),
+          new Call(
+              "GET",
+              "/api/v1/config/blobs/{sha256}",
+              "/api/v1/config/blobs/" + HELLO_SHA,
+              null,
+              Role.OPERATOR),
+          new Call(
+              "PUT",
+              "/api/v1/config/blobs/{sha256}",
+              "/api/v1/config/blobs/" + HELLO_SHA + "?offset=0&size=5",
+              "hello",
+              Role.OPERATOR),
+          new Call(
+              "POST",
+              "/api/v1/config/push",
+              "/api/v1/config/push",
+              "{\"yaml\":\"zones: []\",\"files\":{},\"reason\":\"test\"}",
+              Role.OPERATOR),
+          new Call(
+              "POST",
+              "/api/v1/config/rollback",
+              "/api/v1/config/rollback",
+              "{\"version\":1}",
+              Role.OPERATOR),
           new Call(
               "POST",
               "/api/v1/probe-reports",

@@ -59,6 +59,9 @@ public final class AdminFixture implements AutoCloseable {
   /** The load feed behind {@code PUT /api/v1/pools/{pool}/load} (pushes only: no pulls run). */
   public final PoolLoadFeed loads;
 
+  /** Where the configuration history of the fixture lives. */
+  public final Path configDir = java.nio.file.Files.createTempDirectory("sluice-config-");
+
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final ObjectMapper json = new ObjectMapper();
@@ -170,6 +173,7 @@ public final class AdminFixture implements AutoCloseable {
                 metrics,
                 ticker)
             .withLoadFeed(loads)
+            .withConfigCommands(new RecordingConfigCommands(configDir))
             .start();
     server.ready(true);
   }
@@ -244,6 +248,13 @@ public final class AdminFixture implements AutoCloseable {
   public void close() {
     server.close();
     metrics.close();
+    try (var files = java.nio.file.Files.walk(configDir)) {
+      for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        java.nio.file.Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      // a temporary directory left behind
+    }
   }
 
   /** A reloader that succeeds, or fails with the problems it was given. */

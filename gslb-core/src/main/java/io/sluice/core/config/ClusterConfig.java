@@ -1,8 +1,10 @@
 package io.sluice.core.config;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
@@ -16,14 +18,47 @@ public record ClusterConfig(
     EtcdConfig etcd,
     Duration leaseTtl,
     Advertise advertise,
-    DivergenceConfig divergence) {
+    DivergenceConfig divergence,
+    ConfigSource config) {
 
   private static final Pattern NODE_NAME = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
+
+  /** Where the nodes of a cluster take their configuration from. */
+  public enum ConfigSource {
+    /** {@code config: shared}: the nodes run the configuration versions kept in etcd. */
+    @JsonProperty("shared")
+    SHARED,
+    /** {@code config: local}: each node runs its own file, its history in its state directory. */
+    @JsonProperty("local")
+    LOCAL;
+
+    @Override
+    public String toString() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
 
   public ClusterConfig {
     leaseTtl = leaseTtl == null ? Duration.ofSeconds(5) : leaseTtl;
     advertise = advertise == null ? new Advertise(null, null) : advertise;
     divergence = divergence == null ? DivergenceConfig.defaults() : divergence;
+    config = config == null ? ConfigSource.SHARED : config;
+  }
+
+  /** A cluster section whose nodes share their configuration through etcd. */
+  public ClusterConfig(
+      String node,
+      String region,
+      EtcdConfig etcd,
+      Duration leaseTtl,
+      Advertise advertise,
+      DivergenceConfig divergence) {
+    this(node, region, etcd, leaseTtl, advertise, divergence, null);
+  }
+
+  /** Whether the nodes run the configuration versions kept in etcd (the default). */
+  public boolean sharedConfig() {
+    return config == ConfigSource.SHARED;
   }
 
   /** The key prefix of this cluster in etcd (never ends with a slash). */

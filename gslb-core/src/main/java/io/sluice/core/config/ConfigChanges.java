@@ -14,8 +14,9 @@ import java.util.function.Function;
  * and which other sections differ. Reported by every reload, in its result and its audit record, so
  * an operator sees what a reload did (for example that a token was revoked).
  *
- * <p>A zone loaded from a master file is compared by its configuration only: an edit inside the
- * file that leaves the configuration alone shows as no change here, though the reload applies it.
+ * <p>A zone loaded from a master file is compared by its configuration entry, whose file a node
+ * runs from its content-addressed copy (named by the content's SHA-256): an edit inside the file
+ * therefore shows as a changed zone.
  */
 public record ConfigChanges(
     Delta tokens, Delta zones, Delta services, Delta pools, Delta regions, List<String> sections) {

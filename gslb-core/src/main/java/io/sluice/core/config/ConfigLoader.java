@@ -155,7 +155,11 @@ public final class ConfigLoader {
     return read(yaml, name, baseDir, UnaryOperator.identity());
   }
 
-  private static Parsed read(
+  /**
+   * Like {@link #read(Path, UnaryOperator)}, for YAML text named {@code name} whose relative paths
+   * resolve against {@code baseDir} (a version from the configuration history).
+   */
+  public static Parsed read(
       String yaml, String name, Path baseDir, UnaryOperator<SluiceConfig> adjust) {
     if (yaml.isBlank()) {
       return failed(name, "", "the file is empty");

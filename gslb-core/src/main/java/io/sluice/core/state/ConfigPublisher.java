@@ -2,6 +2,7 @@ package io.sluice.core.state;
 
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
+import java.io.IOException;
 import java.util.List;
 
 /**
@@ -59,5 +60,27 @@ public final class ConfigPublisher {
       throws ConfigException {
     ConfigArtifacts built = build(config, source, store.current());
     return store.update(s -> s.withConfig(config, built));
+  }
+
+  /**
+   * Like {@link #publish(SnapshotStore, SluiceConfig, String)}, running {@code beforeSwap} after
+   * everything was built and before the swap: a configuration is recorded in the history only once
+   * it is known to build, and served only once it is recorded.
+   *
+   * @throws IOException from {@code beforeSwap}; nothing is published then
+   */
+  public Snapshot publish(
+      SnapshotStore store, SluiceConfig config, String source, BeforeSwap beforeSwap)
+      throws ConfigException, IOException {
+    ConfigArtifacts built = build(config, source, store.current());
+    beforeSwap.run();
+    return store.update(s -> s.withConfig(config, built));
+  }
+
+  /** Runs between building a configuration and publishing it (records it in the history). */
+  @FunctionalInterface
+  public interface BeforeSwap {
+    /** Nothing is published when this throws. */
+    void run() throws IOException;
   }
 }

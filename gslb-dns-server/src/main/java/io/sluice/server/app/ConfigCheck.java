@@ -36,8 +36,17 @@ final class ConfigCheck {
    */
   static SluiceConfig load(Path file, CliOverrides overrides, boolean compile)
       throws ConfigException {
-    String name = file.toString();
-    ConfigLoader.Parsed parsed = ConfigLoader.read(file, overrides::apply);
+    return check(ConfigLoader.read(file, overrides::apply), file.toString(), List.of(), compile);
+  }
+
+  /**
+   * The same check of a configuration already read (from a file or the configuration history),
+   * named {@code name} in problems; {@code known} are problems the caller found first (a referenced
+   * file that was not uploaded), reported before the others.
+   */
+  static SluiceConfig check(
+      ConfigLoader.Parsed parsed, String name, List<ConfigProblem> known, boolean compile)
+      throws ConfigException {
     Problems problems = new Problems(name);
     SluiceConfig config = parsed.config();
     if (config != null) {
@@ -46,7 +55,7 @@ final class ConfigCheck {
       CookieSecrets.check(config, problems);
       AdminServer.checkTls(config, problems);
     }
-    List<ConfigProblem> all = merge(parsed.problems(), problems.list());
+    List<ConfigProblem> all = merge(merge(known, parsed.problems()), problems.list());
     if (config != null && (compile || !all.isEmpty())) {
       all = merge(all, laterPhaseProblems(config, name, !all.isEmpty()));
     }

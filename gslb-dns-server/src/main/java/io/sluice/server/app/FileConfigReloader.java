@@ -7,12 +7,14 @@ import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditSink;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.ConfigReloader;
+import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.policy.PolicyPlanner;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,46 +71,83 @@ public final class FileConfigReloader implements ConfigReloader {
         node.reloadRejected();
         throw e;
       }
-      SluiceConfig running = node.store().current().config();
-      if (!config.dns().listen().equals(running.dns().listen())
-          || !config.dns().port().equals(running.dns().port())
-          || !config.dns().threads().equals(running.dns().threads())) {
-        log.warn("dns.listen, dns.port and dns.threads changes take effect after a restart");
-      }
-      if (!config.dns().maxTcpConnections().equals(running.dns().maxTcpConnections())
-          || !config
-              .dns()
-              .maxTcpConnectionsPerSource()
-              .equals(running.dns().maxTcpConnectionsPerSource())
-          || !config.dns().tcpIdleTimeout().equals(running.dns().tcpIdleTimeout())
-          || !config.dns().tcpMessageTimeout().equals(running.dns().tcpMessageTimeout())) {
-        log.warn("dns TCP limits and timeouts take effect after a restart");
-      }
-      if (!config.dns().rrl().tableSize().equals(running.dns().rrl().tableSize())) {
-        log.warn("dns.rrl.tableSize takes effect after a restart");
-      }
-      long before = node.store().current().version();
-      // Builds everything once and publishes it in one swap, or throws having changed nothing.
-      Snapshot s = node.apply(config, file.toString());
-      for (String warning : PolicyPlanner.warnings(s.artifacts())) {
-        log.warn("{}", warning);
-      }
-      ConfigChanges changes = ConfigChanges.between(running, config);
-      String message =
-          "reloaded " + file + ": " + config.zones().size() + " zone(s); " + changes.summary();
-      log.info("{} (by {}, snapshot {})", message, actor.name(), s.version());
       Map<String, Object> details = new LinkedHashMap<>();
       details.put("file", file.toString());
-      details.put("changes", changes.toMap());
-      audit.append(actor, "config-reload", null, changes.summary(), before, s.version(), details);
-      return new CommandResult(s.version(), true, message, Map.of("changes", changes.toMap()));
+      return applyAndAudit(
+          node,
+          audit,
+          config,
+          file.toString(),
+          actor,
+          "config-reload",
+          () -> "reloaded " + file,
+          details,
+          () -> {});
+    } catch (IOException e) {
+      throw new ConfigException(file.toString(), "", e.getMessage());
     } catch (ConfigException e) {
-      log.error(
-          "reload of {} by {} rejected, still serving the previous config:\n{}",
-          file,
-          actor.name(),
-          e.getMessage());
-      throw e;
+      throw rejected(file, actor, e);
     }
+  }
+
+  /** Logs a rejected reload with every problem; returns {@code e} to throw. */
+  static ConfigException rejected(Path file, Actor actor, ConfigException e) {
+    log.error(
+        "reload of {} by {} rejected, still serving the previous config:\n{}",
+        file,
+        actor.name(),
+        e.getMessage());
+    return e;
+  }
+
+  /**
+   * Applies a checked {@code config} on {@code node} in one swap ({@code beforeSwap} runs once it
+   * is built), warns about settings only a restart changes, logs and audits {@code action} with
+   * what changed; {@code what} opens the message ("reloaded FILE").
+   */
+  static CommandResult applyAndAudit(
+      SluiceNode node,
+      AuditSink audit,
+      SluiceConfig config,
+      String name,
+      Actor actor,
+      String action,
+      Supplier<String> what,
+      Map<String, Object> details,
+      ConfigPublisher.BeforeSwap beforeSwap)
+      throws ConfigException, IOException {
+    SluiceConfig running = node.store().current().config();
+    if (!config.dns().listen().equals(running.dns().listen())
+        || !config.dns().port().equals(running.dns().port())
+        || !config.dns().threads().equals(running.dns().threads())) {
+      log.warn("dns.listen, dns.port and dns.threads changes take effect after a restart");
+    }
+    if (!config.dns().maxTcpConnections().equals(running.dns().maxTcpConnections())
+        || !config
+            .dns()
+            .maxTcpConnectionsPerSource()
+            .equals(running.dns().maxTcpConnectionsPerSource())
+        || !config.dns().tcpIdleTimeout().equals(running.dns().tcpIdleTimeout())
+        || !config.dns().tcpMessageTimeout().equals(running.dns().tcpMessageTimeout())) {
+      log.warn("dns TCP limits and timeouts take effect after a restart");
+    }
+    if (!config.dns().rrl().tableSize().equals(running.dns().rrl().tableSize())) {
+      log.warn("dns.rrl.tableSize takes effect after a restart");
+    }
+    long before = node.store().current().version();
+    // Builds everything once and publishes it in one swap, or throws having changed nothing.
+    Snapshot s = node.apply(config, name, beforeSwap);
+    for (String warning : PolicyPlanner.warnings(s.artifacts())) {
+      log.warn("{}", warning);
+    }
+    ConfigChanges changes = ConfigChanges.between(running, config);
+    String message = what.get() + ": " + config.zones().size() + " zone(s); " + changes.summary();
+    log.info("{} (by {}, snapshot {})", message, actor.name(), s.version());
+    Map<String, Object> all = new LinkedHashMap<>(details);
+    all.put("changes", changes.toMap());
+    audit.append(actor, action, null, changes.summary(), before, s.version(), all);
+    Map<String, Object> result = new LinkedHashMap<>(details);
+    result.put("changes", changes.toMap());
+    return new CommandResult(s.version(), true, message, result);
   }
 }

@@ -13,6 +13,7 @@ import io.sluice.dns.response.ResponderSettings;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.dns.server.DnsServer;
 import io.sluice.dns.zone.ZoneCompiler;
+import java.io.IOException;
 import java.util.List;
 import java.util.function.Function;
 
@@ -128,6 +129,25 @@ public final class SluiceNode implements AutoCloseable {
     try {
       next = publisher.publish(store, config, name);
     } catch (ConfigException e) {
+      metrics.configReload(false);
+      throw e;
+    }
+    metrics.configReload(true);
+    return next;
+  }
+
+  /**
+   * Like {@link #apply(SluiceConfig, String)}, running {@code beforeSwap} once everything is built
+   * and before it is published (the configuration history records the version there); when it
+   * throws, nothing is published.
+   */
+  public synchronized Snapshot apply(
+      SluiceConfig config, String name, ConfigPublisher.BeforeSwap beforeSwap)
+      throws ConfigException, IOException {
+    Snapshot next;
+    try {
+      next = publisher.publish(store, config, name, beforeSwap);
+    } catch (ConfigException | IOException e) {
       metrics.configReload(false);
       throw e;
     }

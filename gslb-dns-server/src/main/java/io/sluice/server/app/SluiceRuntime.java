@@ -1,14 +1,19 @@
 package io.sluice.server.app;
 
+import io.etcd.jetcd.Client;
 import io.sluice.admin.cli.NodeRecord;
 import io.sluice.admin.metrics.ClusterMeters;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.admin.rest.AdminServer;
 import io.sluice.cluster.ClusterHealth;
 import io.sluice.cluster.ClusterMembership;
+import io.sluice.cluster.EtcdClients;
+import io.sluice.cluster.EtcdConfigStore;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.history.ConfigStore;
+import io.sluice.core.config.history.FileConfigStore;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.OpinionExchange;
@@ -48,6 +53,7 @@ public final class SluiceRuntime implements AutoCloseable {
   private final AdminServer admin;
   private final PoolLoadFeed loads;
   private final Path stateDir;
+  private final AutoCloseable configHistory;
   private ClusterHealth clusterHealth;
   // The node's link to etcd; null on a single node.
   private ClusterConnection cluster;
@@ -61,7 +67,8 @@ public final class SluiceRuntime implements AutoCloseable {
       SluiceNode node,
       AdminServer admin,
       PoolLoadFeed loads,
-      Path stateDir) {
+      Path stateDir,
+      AutoCloseable configHistory) {
     this.metrics = metrics;
     this.traffic = traffic;
     this.probes = probes;
@@ -69,6 +76,17 @@ public final class SluiceRuntime implements AutoCloseable {
     this.admin = admin;
     this.loads = loads;
     this.stateDir = stateDir;
+    this.configHistory = configHistory;
+  }
+
+  /** Closes the configuration store, then the etcd client it uses (when clustered). */
+  private static AutoCloseable closing(ConfigStore history, Client etcd) {
+    return () -> {
+      history.close();
+      if (etcd != null) {
+        etcd.close();
+      }
+    };
   }
 
   /**
@@ -101,7 +119,29 @@ public final class SluiceRuntime implements AutoCloseable {
     compilers.add(PolicyPlanner.compiler());
     compilers.addAll(extra);
     ConfigPublisher publisher = new ConfigPublisher(compilers);
-    Snapshot first = publisher.initial(config, file.toString());
+    // The history of applied configurations decides what runs: the file, or the version a push or
+    // rollback made current (a cluster's current version); it runs from the history's copies.
+    FileConfigStore localHistory = FileConfigStore.open(config.stateDirectory());
+    ConfigStore history = localHistory;
+    Client etcd = null;
+    if (config.clustered() && config.cluster().sharedConfig()) {
+      etcd = EtcdClients.create(config);
+      history = EtcdConfigStore.open(etcd, localHistory, config.cluster().etcd().timeout());
+    }
+    AutoCloseable configHistory = closing(history, etcd);
+    NodeConfigs versions = NodeConfigs.create(file, overrides, config, history, localHistory);
+    NodeConfigs.Start chosen;
+    Snapshot first;
+    try {
+      chosen = versions.chooseStart();
+      first = publisher.initial(chosen.config(), chosen.name());
+      versions.started(chosen);
+    } catch (ConfigException | IOException | RuntimeException e) {
+      closeQuietly("configuration history", configHistory);
+      throw e;
+    }
+    SluiceConfig stateConfig = config;
+    config = chosen.config();
     for (String warning : PolicyPlanner.warnings(first.artifacts())) {
       log.warn("{}", warning);
     }
@@ -120,17 +160,18 @@ public final class SluiceRuntime implements AutoCloseable {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
       // A cluster node shares its operator state through etcd; its state directory keeps its copy.
       // Its automatic steps run only while it leads. Nothing here waits for etcd.
-      cluster = ClusterConnection.open(config);
+      cluster = ClusterConnection.open(stateConfig);
       if (cluster != null) {
         membership = ClusterMembership.open(cluster.client(), config);
         ClusterMeters.register(metrics.registry(), membership.members());
       }
       traffic =
           cluster == null
-              ? TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner)
+              ? TrafficSystem.open(
+                  store, stateConfig.stateDirectory(), Ticker.SYSTEM, gslb, planner)
               : TrafficSystem.openClustered(
                   store,
-                  config.stateDirectory(),
+                  stateConfig.stateDirectory(),
                   Ticker.SYSTEM,
                   gslb,
                   planner,
@@ -151,9 +192,8 @@ public final class SluiceRuntime implements AutoCloseable {
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
       loads.start(LOAD_TICK);
       node = SluiceNode.start(store, publisher, planner, gslb);
-      FileConfigReloader reloader =
-          new FileConfigReloader(file, overrides, node, traffic.auditSink());
-      HangupReload.install(reloader);
+      versions.attach(node, traffic.auditSink());
+      HangupReload.install(versions);
       if (config.admin().enabled()) {
         AdminConfig adminConfig = config.admin();
         if (localToken) {
@@ -166,18 +206,18 @@ public final class SluiceRuntime implements AutoCloseable {
                 adminConfig,
                 store,
                 traffic.controlPlane(),
-                reloader,
+                versions,
                 planner,
                 probes.reportSink(),
                 metrics);
         if (membership != null) {
           admin.withCluster(membership.members());
         }
-        admin.withLoadFeed(loads).start();
+        admin.withLoadFeed(loads).withConfigCommands(versions).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
-      NodeRecord addresses = recordAddresses(config, node, admin);
+      NodeRecord addresses = recordAddresses(config, stateConfig.stateDirectory(), node, admin);
       if (membership != null) {
         // Joins the election only now: a new leader catches up with the shared state, then steps.
         TrafficController controller = traffic.controller();
@@ -188,13 +228,22 @@ public final class SluiceRuntime implements AutoCloseable {
             addresses.adminUrl());
       }
       SluiceRuntime runtime =
-          new SluiceRuntime(metrics, traffic, probes, node, admin, loads, config.stateDirectory());
+          new SluiceRuntime(
+              metrics,
+              traffic,
+              probes,
+              node,
+              admin,
+              loads,
+              stateConfig.stateDirectory(),
+              configHistory);
       runtime.clusterHealth = clusterHealth;
       runtime.cluster = cluster;
       runtime.membership = membership;
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
-      SluiceRuntime partial = new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null);
+      SluiceRuntime partial =
+          new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null, configHistory);
       partial.clusterHealth = clusterHealth;
       partial.cluster = cluster;
       partial.membership = membership;
@@ -208,8 +257,8 @@ public final class SluiceRuntime implements AutoCloseable {
    * --state-dir} (and the launcher) reach this node, whatever ports it was started with; returns
    * them, for the cluster's registry entry when {@code cluster.advertise} does not set them.
    */
-  private static NodeRecord recordAddresses(SluiceConfig config, SluiceNode node, AdminServer admin)
-      throws IOException {
+  private static NodeRecord recordAddresses(
+      SluiceConfig config, Path stateDir, SluiceNode node, AdminServer admin) throws IOException {
     String url = null;
     if (admin != null) {
       url =
@@ -219,7 +268,7 @@ public final class SluiceRuntime implements AutoCloseable {
               + admin.port();
     }
     String dns = reachable(config.dns().listen().get(0)) + ":" + node.port();
-    NodeRecord.write(config.stateDirectory(), url, dns);
+    NodeRecord.write(stateDir, url, dns);
     return new NodeRecord(ProcessHandle.current().pid(), url, dns);
   }
 
@@ -298,6 +347,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (cluster != null) {
       closeQuietly("etcd connection", cluster);
+    }
+    if (configHistory != null) {
+      closeQuietly("configuration history", configHistory);
     }
     closeQuietly("metrics", metrics);
   }
