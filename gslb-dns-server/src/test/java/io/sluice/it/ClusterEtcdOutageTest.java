@@ -87,11 +87,23 @@ class ClusterEtcdOutageTest {
       SluiceCluster.measured(
           "resync after etcd's majority returned", (System.nanoTime() - back) / 1_000_000);
 
-      Reply weights =
-          ns3.put(
-              SVC + "/weights",
-              "{\"weights\":{\"blue\":1,\"green\":0},\"reason\":\"after the cut\"}");
+      // Right after etcd's return a command can still meet a client reconnecting to the restarted
+      // members (503, no answer within the timeout); an operator retries with the same request id,
+      // which applies it once.
+      Reply weights;
+      int attempts = 0;
+      long deadline = System.nanoTime() + BOUND.toNanos();
+      do {
+        attempts++;
+        weights =
+            ns3.put(
+                SVC + "/weights",
+                "{\"weights\":{\"blue\":1,\"green\":0},\"reason\":\"after the cut\","
+                    + "\"requestId\":\"after-the-cut\"}");
+      } while (weights.status() == 503 && System.nanoTime() < deadline);
       assertEquals(200, weights.status(), weights.body());
+      System.out.println(
+          "[cluster figure] first command after etcd's return: attempts " + attempts);
       c.awaitAll(
           "the command after the cut on every node",
           BOUND,
