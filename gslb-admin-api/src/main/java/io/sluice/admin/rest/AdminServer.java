@@ -26,6 +26,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.sluice.admin.auth.FailedAuthLimiter;
+import io.sluice.admin.auth.Role;
 import io.sluice.admin.auth.TokenAuthenticator;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.core.config.AdminConfig;
@@ -36,6 +37,7 @@ import io.sluice.core.control.ConfigReloader;
 import io.sluice.core.control.ControlPlane;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.health.ProbeReport;
+import io.sluice.core.spi.ClusterMembers;
 import io.sluice.core.spi.DecisionExplainer;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
@@ -183,6 +185,23 @@ public final class AdminServer implements AutoCloseable {
   /** Marks the node ready (or not) for {@code /readyz}; it starts not ready. */
   public void ready(boolean isReady) {
     this.ready = isReady;
+  }
+
+  /**
+   * Adds {@code GET /api/v1/cluster}, the nodes {@code members} lists ({@code sluice ctl verify
+   * --all-nodes} reads it), unless a route already answers it; call before {@link #start()}.
+   */
+  public synchronized AdminServer withClusterMembers(ClusterMembers members) {
+    if (channel != null) {
+      throw new IllegalStateException("routes are added before start()");
+    }
+    String path = API_PREFIX + "/cluster";
+    if (router.routes().stream()
+        .noneMatch(r -> r.method().equals("GET") && r.template().equals(path))) {
+      router.add(
+          "GET", path, Role.VIEWER, req -> ApiResponse.ok(Map.of("members", members.members())));
+    }
+    return this;
   }
 
   /**

@@ -98,6 +98,7 @@ final class StateViews {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("name", fqdn);
     m.put("ttl", svc.ttl());
+    m.put("shiftTtl", svc.traffic().shiftTtl());
     m.put("chain", svc.chain());
     m.put("mode", svc.traffic().mode());
     List<Map<String, Object>> pools = new ArrayList<>();

@@ -1,12 +1,15 @@
 package io.sluice.server.app;
 
 import io.sluice.admin.cli.NodeRecord;
+import io.sluice.admin.metrics.DivergenceMeters;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.admin.rest.AdminServer;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.divergence.PeriodicDivergenceCheck;
 import io.sluice.core.health.PoolLoadFeed;
+import io.sluice.core.spi.ClusterMembers;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigCompiler;
@@ -15,6 +18,7 @@ import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficSystem;
+import io.sluice.dns.client.DnsjavaVerifier;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
@@ -43,6 +47,7 @@ public final class SluiceRuntime implements AutoCloseable {
   private final AdminServer admin;
   private final PoolLoadFeed loads;
   private final Path stateDir;
+  private final PeriodicDivergenceCheck divergence;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -51,8 +56,10 @@ public final class SluiceRuntime implements AutoCloseable {
       SluiceNode node,
       AdminServer admin,
       PoolLoadFeed loads,
+      PeriodicDivergenceCheck divergence,
       Path stateDir) {
     this.metrics = metrics;
+    this.divergence = divergence;
     this.traffic = traffic;
     this.probes = probes;
     this.node = node;
@@ -103,6 +110,9 @@ public final class SluiceRuntime implements AutoCloseable {
     SluiceNode node = null;
     AdminServer admin = null;
     PoolLoadFeed loads = null;
+    PeriodicDivergenceCheck divergence = null;
+    // The nodes of this node's cluster; none until the node registry lists them.
+    ClusterMembers members = ClusterMembers.NONE;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
       traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner);
@@ -134,15 +144,20 @@ public final class SluiceRuntime implements AutoCloseable {
                 planner,
                 probes.reportSink(),
                 metrics);
-        admin.withLoadFeed(loads).start();
+        admin.withLoadFeed(loads).withClusterMembers(members).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
+      if (config.clustered()) {
+        divergence =
+            PeriodicDivergenceCheck.start(store, members, new DnsjavaVerifier(), Ticker.SYSTEM);
+        DivergenceMeters.register(metrics.registry(), divergence);
+      }
       recordAddresses(config, node, admin);
       return new SluiceRuntime(
-          metrics, traffic, probes, node, admin, loads, config.stateDirectory());
+          metrics, traffic, probes, node, admin, loads, divergence, config.stateDirectory());
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
-      new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null).close();
+      new SluiceRuntime(metrics, traffic, probes, node, admin, loads, divergence, null).close();
       throw e;
     }
   }
@@ -191,6 +206,11 @@ public final class SluiceRuntime implements AutoCloseable {
     return loads;
   }
 
+  /** The periodic answer-divergence check, or null on a single node. */
+  public PeriodicDivergenceCheck divergence() {
+    return divergence;
+  }
+
   /** The probe service. */
   public ProbeService probes() {
     return probes;
@@ -209,6 +229,9 @@ public final class SluiceRuntime implements AutoCloseable {
       } catch (IOException e) {
         log.warn("cannot remove {}: {}", stateDir.resolve(NodeRecord.FILE), e.toString());
       }
+    }
+    if (divergence != null) {
+      divergence.close();
     }
     if (admin != null) {
       admin.ready(false);
