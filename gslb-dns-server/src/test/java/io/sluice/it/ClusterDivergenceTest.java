@@ -201,7 +201,12 @@ class ClusterDivergenceTest {
     try (PrometheusMetrics metrics = new PrometheusMetrics()) {
       PeriodicDivergenceCheck check =
           PeriodicDivergenceCheck.create(
-              nodes.get(0).store(), () -> members, new DnsjavaVerifier(), ticker);
+              nodes.get(0).store(),
+              () -> members,
+              // The configuration has no GeoIP database: nothing to sample.
+              Map::of,
+              new DnsjavaVerifier(),
+              ticker);
       DivergenceMeters.register(metrics.registry(), check);
       PrometheusSamples before = PrometheusSamples.parse(metrics.scrape());
       assertEquals(0.0, before.value("sluice_cluster_divergence_checks_total", Map.of()));
@@ -266,6 +271,57 @@ class ClusterDivergenceTest {
     LiveNode.CtlRun bad = ctl("verify", "--all-nodes", "app.example.test", "--nodes", "nowhere");
     assertEquals(2, bad.exit(), bad.out() + bad.err());
     assertTrue(bad.err().contains("--nodes: expected HOST:PORT, was 'nowhere'"), bad.err());
+  }
+
+  @Test
+  void regionsOnlyTheGeoIpDatabaseKnowsAreSampledWithNetworksThatReallyMapThere() throws Exception {
+    Path geoDir = Files.createDirectories(dir.resolve("geo"));
+    Path db =
+        Path.of(System.getProperty("user.dir"))
+            .resolve("../gslb-policy/src/test/resources/geoip/GeoLite2-Country-Test.mmdb")
+            .normalize();
+    Files.copy(db, geoDir.resolve("country.mmdb"));
+    String yaml =
+        """
+        dns: { listen: [127.0.0.1], port: 0, threads: 1 }
+        admin: { listen: 127.0.0.1, port: 0 }
+        stateDir: state
+        regions: { eu: {}, us: {}, ap: {} }
+        topology:
+          geoip:
+            database: country.mmdb
+            rules:
+              - { continent: EU, region: eu }
+              - { continent: NA, region: us }
+              - { continent: AS, region: ap }
+        pools:
+          p-eu: { region: eu, endpoints: [ { name: a, address: 192.0.2.1 } ] }
+          p-us: { region: us, endpoints: [ { name: a, address: 192.0.2.2 } ] }
+          p-ap: { region: ap, endpoints: [ { name: a, address: 192.0.2.3 } ] }
+        zones:
+          - origin: example.test.
+            soa: { mname: ns1.example.test., rname: h.example.test. }
+            ns: [ns1.example.test.]
+            services:
+              - name: app
+                pools: [p-eu, p-us, p-ap]
+                chain: [healthy, geo]
+        """;
+    Map<String, String> poolAddress =
+        Map.of("eu", "192.0.2.1", "us", "192.0.2.2", "ap", "192.0.2.3");
+    try (LiveNode geo = LiveNode.start(geoDir, yaml)) {
+      JsonNode samples = geo.get("/api/v1/topology").json().path("geoipSamples");
+      Set<String> regions = new HashSet<>();
+      for (JsonNode sample : samples) {
+        String region = sample.path("region").asText();
+        String cidr = sample.path("cidr").asText();
+        regions.add(region);
+        // Asked as a client inside the sample, the node answers with that region's pool.
+        List<String> answer = LiveNode.addresses(geo.query("app.example.test.", cidr));
+        assertEquals(List.of(poolAddress.get(region)), answer, region + " " + cidr);
+      }
+      assertEquals(Set.of("eu", "us", "ap"), regions, samples.toString());
+    }
   }
 
   private static boolean inside(Cidr net, String subnet) {

@@ -140,9 +140,12 @@ final class AllNodesVerify {
             + " nodes, "
             + r.subnets()
             + " client subnets");
-    Table nodes = new Table("NODE", "DNS");
-    r.nodes().forEach(t -> nodes.row(t.node(), t.address()));
-    nodes.print(out, colour);
+    // Nodes given by address need no table of names.
+    if (r.nodes().stream().anyMatch(t -> !t.node().equals(t.address()))) {
+      Table nodes = new Table("NODE", "DNS");
+      r.nodes().forEach(t -> nodes.row(t.node(), t.address()));
+      nodes.print(out, colour);
+    }
     if (!r.findings().isEmpty()) {
       out.println();
       List<String> header = new ArrayList<>(List.of("SUBNET", "RESULT"));
@@ -164,22 +167,29 @@ final class AllNodesVerify {
       t.print(out, colour);
       out.println();
     }
+    String took =
+        String.format(
+            java.util.Locale.ROOT,
+            " (%d queries in %.1f s)",
+            (long) r.subnets() * r.nodes().size(),
+            r.elapsedMillis() / 1000.0);
     out.println(
-        r.identical()
-            ? "all "
-                + r.subnets()
-                + " subnets answered identically by "
-                + r.nodes().size()
-                + " nodes"
-            : r.different()
-                + " of "
-                + r.subnets()
-                + " subnets answered differently, "
-                + r.unanswered()
-                + " not answered by every node");
+        (r.identical()
+                ? "all "
+                    + r.subnets()
+                    + " subnets answered identically by "
+                    + r.nodes().size()
+                    + " nodes"
+                : r.different()
+                    + " of "
+                    + r.subnets()
+                    + " subnets answered differently, "
+                    + r.unanswered()
+                    + " not answered by every node")
+            + took);
   }
 
-  /** {@code NOERROR 192.0.2.1,192.0.2.2 ttl 60}: types shown only when not the question's. */
+  /** {@code NOERROR A 192.0.2.1,A 192.0.2.2 ttl 60}, or just the rcode when nothing answers. */
   private static String answerCell(NodeAnswer a) {
     List<String> data = new ArrayList<>();
     a.records().forEach(rr -> data.add(rr.toString()));
@@ -197,6 +207,7 @@ final class AllNodesVerify {
     root.put("subnets", r.subnets());
     root.put("different", r.different());
     root.put("unanswered", r.unanswered());
+    root.put("elapsedMillis", r.elapsedMillis());
     ArrayNode nodes = root.putArray("nodes");
     r.nodes().forEach(t -> nodes.addObject().put("node", t.node()).put("dns", t.address()));
     ArrayNode findings = root.putArray("findings");

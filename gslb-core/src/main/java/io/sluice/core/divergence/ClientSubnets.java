@@ -74,12 +74,17 @@ public final class ClientSubnets {
     return new ArrayList<>(out);
   }
 
-  /** The network map's networks by region (the regions a check should cover). */
-  public static Map<String, List<Cidr>> networkMap(SluiceConfig config) {
+  /**
+   * The regions a check should cover: the network map's networks by region, then {@code
+   * geoIpSamples} (networks only the GeoIP database maps to a region).
+   */
+  public static Map<String, List<Cidr>> regions(
+      SluiceConfig config, Map<String, List<Cidr>> geoIpSamples) {
     Map<String, List<Cidr>> out = new TreeMap<>();
     for (NetworkMapEntry e : config.topology().networks()) {
       out.computeIfAbsent(e.region(), r -> new ArrayList<>()).add(Cidr.parse(e.cidr()));
     }
+    geoIpSamples.forEach((r, nets) -> out.computeIfAbsent(r, x -> new ArrayList<>()).addAll(nets));
     return out;
   }
 
@@ -134,7 +139,7 @@ public final class ClientSubnets {
   }
 
   /** CIDR text, IPv6 in its short form (longest run of zero groups as {@code ::}). */
-  static String format(byte[] a, int prefix) {
+  public static String format(byte[] a, int prefix) {
     if (a.length == 4) {
       return (a[0] & 0xff)
           + "."

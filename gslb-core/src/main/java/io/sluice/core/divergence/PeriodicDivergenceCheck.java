@@ -1,5 +1,6 @@
 package io.sluice.core.divergence;
 
+import io.sluice.core.config.Cidr;
 import io.sluice.core.config.ClusterConfig;
 import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.SluiceConfig;
@@ -10,10 +11,12 @@ import io.sluice.core.state.SnapshotStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The in-node divergence check: every {@code cluster.divergence.interval}, on its own thread and
@@ -35,6 +38,8 @@ public final class PeriodicDivergenceCheck implements AutoCloseable {
 
   private final SnapshotStore store;
   private final ClusterMembers members;
+  // Networks only the GeoIP database maps to a region, from the configuration serving now.
+  private final Supplier<Map<String, List<Cidr>>> geoIpSamples;
   private final DivergenceCheck check;
   private final Ticker ticker;
   private ScheduledExecutorService timer;
@@ -46,23 +51,40 @@ public final class PeriodicDivergenceCheck implements AutoCloseable {
   public record LastRun(long divergent, long unanswered, long checks, long finishedMillis) {}
 
   private PeriodicDivergenceCheck(
-      SnapshotStore store, ClusterMembers members, DnsAsker asker, Ticker ticker) {
+      SnapshotStore store,
+      ClusterMembers members,
+      Supplier<Map<String, List<Cidr>>> geoIpSamples,
+      DnsAsker asker,
+      Ticker ticker) {
     this.store = store;
     this.members = members;
+    this.geoIpSamples = geoIpSamples;
     this.check = DivergenceCheck.over(asker, CONCURRENCY, TIMEOUT);
     this.ticker = ticker;
   }
 
-  /** A check that runs only when {@link #runOnce} is called (tests, and {@link #start}). */
+  /**
+   * A check of the services published in {@code store} against {@code members}, covering the
+   * regions of the network map and the {@code geoIpSamples} networks; it runs only when {@link
+   * #runOnce} is called.
+   */
   public static PeriodicDivergenceCheck create(
-      SnapshotStore store, ClusterMembers members, DnsAsker asker, Ticker ticker) {
-    return new PeriodicDivergenceCheck(store, members, asker, ticker);
+      SnapshotStore store,
+      ClusterMembers members,
+      Supplier<Map<String, List<Cidr>>> geoIpSamples,
+      DnsAsker asker,
+      Ticker ticker) {
+    return new PeriodicDivergenceCheck(store, members, geoIpSamples, asker, ticker);
   }
 
-  /** A check that also runs by itself, first one interval after now. */
+  /** As {@link #create}, and also running by itself, first one interval after now. */
   public static PeriodicDivergenceCheck start(
-      SnapshotStore store, ClusterMembers members, DnsAsker asker, Ticker ticker) {
-    PeriodicDivergenceCheck c = create(store, members, asker, ticker);
+      SnapshotStore store,
+      ClusterMembers members,
+      Supplier<Map<String, List<Cidr>>> geoIpSamples,
+      DnsAsker asker,
+      Ticker ticker) {
+    PeriodicDivergenceCheck c = create(store, members, geoIpSamples, asker, ticker);
     c.timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -84,7 +106,8 @@ public final class PeriodicDivergenceCheck implements AutoCloseable {
     SluiceConfig config = store.current().config();
     List<DivergenceCheck.Target> nodes = DivergenceCheck.Target.of(members.members());
     List<String> subnets =
-        ClientSubnets.spread(divergence(config).subnets(), ClientSubnets.networkMap(config));
+        ClientSubnets.spread(
+            divergence(config).subnets(), ClientSubnets.regions(config, geoIpSamples.get()));
     List<DivergenceReport> reports = new ArrayList<>();
     if (nodes.size() >= 2) {
       for (ZoneConfig z : config.zones()) {

@@ -150,7 +150,8 @@ public final class SluiceRuntime implements AutoCloseable {
       }
       if (config.clustered()) {
         divergence =
-            PeriodicDivergenceCheck.start(store, members, new DnsjavaVerifier(), Ticker.SYSTEM);
+            PeriodicDivergenceCheck.start(
+                store, members, planner::geoIpSamples, new DnsjavaVerifier(), Ticker.SYSTEM);
         DivergenceMeters.register(metrics.registry(), divergence);
       }
       recordAddresses(config, node, admin);
