@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.admin.metrics.DivergenceMeters;
 import io.sluice.admin.metrics.PrometheusMetrics;
+import io.sluice.cluster.testing.EtcdCluster;
 import io.sluice.core.config.Cidr;
 import io.sluice.core.divergence.PeriodicDivergenceCheck;
 import io.sluice.core.spi.ClusterMembers;
@@ -232,6 +233,41 @@ class ClusterDivergenceTest {
           differ.value("sluice_cluster_divergence_last_run_timestamp_seconds", Map.of()));
       assertEquals(0.0, differ.value("sluice_cluster_divergence_unanswered", Map.of()));
     }
+  }
+
+  @Test
+  void aClusteredNodeRunsThePeriodicCheckByItselfAndExportsItsMetrics() throws Exception {
+    Path d = Files.createDirectories(dir.resolve("clustered"));
+    try (EtcdCluster etcd = EtcdCluster.start(1)) {
+      String yaml =
+          CONFIG
+              + """
+              cluster:
+                node: ns1
+                etcd: { endpoints: [%s] }
+                divergence: { interval: 5s, subnets: 16 }
+              """
+                  .formatted(etcd.endpoints().get(0));
+      try (LiveNode n = LiveNode.start(d, yaml)) {
+        assertTrue(n.runtime.divergence() != null, "a clustered node runs the periodic check");
+        // The first run comes one interval after the start; wait for it with a generous bound.
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        PrometheusSamples m;
+        do {
+          Thread.sleep(200);
+          m = PrometheusSamples.parse(n.get("/metrics").body());
+        } while (m.value("sluice_cluster_divergence_checks_total", Map.of()) < 1
+            && System.nanoTime() < deadline);
+        assertTrue(m.value("sluice_cluster_divergence_checks_total", Map.of()) >= 1, "no run");
+        assertEquals(0.0, m.value("sluice_cluster_divergent_answers", Map.of()));
+        assertTrue(m.value("sluice_cluster_divergence_last_run_timestamp_seconds", Map.of()) > 0);
+      }
+    }
+  }
+
+  @Test
+  void aSingleNodeRunsNoPeriodicCheck() {
+    assertEquals(null, nodes.get(0).runtime.divergence());
   }
 
   @Test
