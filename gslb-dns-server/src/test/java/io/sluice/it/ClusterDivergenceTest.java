@@ -307,6 +307,22 @@ class ClusterDivergenceTest {
     LiveNode.CtlRun bad = ctl("verify", "--all-nodes", "app.example.test", "--nodes", "nowhere");
     assertEquals(2, bad.exit(), bad.out() + bad.err());
     assertTrue(bad.err().contains("--nodes: expected HOST:PORT, was 'nowhere'"), bad.err());
+
+    // Every bad subnet is named at once, before anything is asked.
+    LiveNode.CtlRun subnets = verify("--subnet", "10.1.0.1/24", "--subnet", "nowhere");
+    assertEquals(2, subnets.exit(), subnets.out() + subnets.err());
+    assertTrue(subnets.err().contains("host bits set beyond /24: '10.1.0.1/24'"), subnets.err());
+    assertTrue(
+        subnets.err().contains("CIDR form such as 10.0.0.0/8, was 'nowhere'"), subnets.err());
+
+    LiveNode.CtlRun both =
+        ctl("verify", "--all-nodes", "app.example.test", "--dns", dns(nodes.get(0)));
+    assertEquals(2, both.exit(), both.out() + both.err());
+    assertTrue(both.err().contains("--dns and --all-nodes exclude each other"), both.err());
+
+    LiveNode.CtlRun alone = ctl("verify", "app.example.test", "--nodes", allNodes());
+    assertEquals(2, alone.exit(), alone.out() + alone.err());
+    assertTrue(alone.err().contains("--nodes needs --all-nodes"), alone.err());
   }
 
   @Test

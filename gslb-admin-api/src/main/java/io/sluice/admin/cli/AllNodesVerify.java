@@ -34,6 +34,16 @@ final class AllNodesVerify {
   }
 
   int run(String name, String qtype, List<String> givenNodes, List<String> givenSubnets, int n) {
+    List<String> bad = new ArrayList<>();
+    for (String s : givenSubnets) {
+      String why = Cidr.problem(s);
+      if (why != null) {
+        bad.add("--subnet " + why);
+      }
+    }
+    if (!bad.isEmpty()) {
+      throw new CtlException(CtlMain.USAGE, String.join("; ", bad));
+    }
     ApiClient api = cmd.api();
     List<DivergenceCheck.Target> nodes = givenNodes.isEmpty() ? members(api) : parse(givenNodes);
     List<String> subnets =
