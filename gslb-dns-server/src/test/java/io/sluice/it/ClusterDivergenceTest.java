@@ -356,8 +356,10 @@ class ClusterDivergenceTest {
             ns: [ns1.example.test.]
             services:
               - name: app
+                ttl: 10
                 pools: [p-eu, p-us, p-ap]
                 chain: [healthy, geo]
+                traffic: { shiftTtl: 10 }
         """;
     Map<String, String> poolAddress =
         Map.of("eu", "192.0.2.1", "us", "192.0.2.2", "ap", "192.0.2.3");
@@ -373,6 +375,19 @@ class ClusterDivergenceTest {
         assertEquals(List.of(poolAddress.get(region)), answer, region + " " + cidr);
       }
       assertEquals(Set.of("eu", "us", "ap"), regions, samples.toString());
+
+      // The periodic check on a service whose ttl is its shiftTtl, the node listed twice.
+      ClusterMembers twice =
+          () ->
+              List.of(
+                  new ClusterMembers.Member("g1", "eu", dns(geo), null, true, 0, true, 0),
+                  new ClusterMembers.Member("g2", "eu", dns(geo), null, false, 0, true, 0));
+      PeriodicDivergenceCheck check =
+          PeriodicDivergenceCheck.create(
+              geo.store(), twice, Map::of, new DnsjavaVerifier(), new ManualTicker());
+      assertEquals(2, check.runOnce().size());
+      assertEquals(0, check.last().divergent());
+      assertEquals(0, check.last().unanswered());
     }
   }
 

@@ -10,6 +10,7 @@ import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -112,7 +113,8 @@ public final class PeriodicDivergenceCheck implements AutoCloseable {
     if (nodes.size() >= 2) {
       for (ZoneConfig z : config.zones()) {
         for (ServiceConfig svc : z.services()) {
-          Set<Long> ttls = Set.of(svc.ttl(), svc.traffic().shiftTtl());
+          // A service may have ttl equal to shiftTtl.
+          Set<Long> ttls = new HashSet<>(List.of(svc.ttl(), svc.traffic().shiftTtl()));
           for (String type : TYPES) {
             reports.add(check.run(nodes, svc.fqdn(z.origin()), type, subnets, ttls));
           }
