@@ -78,7 +78,10 @@ final class AllNodesVerify {
     JsonNode list = cluster.has("members") ? cluster.get("members") : cluster.path("nodes");
     List<DivergenceCheck.Target> out = new ArrayList<>();
     for (JsonNode m : list) {
-      if (m.path("live").asBoolean(true) && m.hasNonNull("dns")) {
+      // A node whose lease lapsed ("live" false, shown as "connected" false) is not asked.
+      boolean live =
+          m.has("live") ? m.get("live").asBoolean() : m.path("connected").asBoolean(true);
+      if (live && m.hasNonNull("dns")) {
         String node = m.hasNonNull("node") ? m.get("node").asText() : m.path("name").asText(null);
         out.add(target(node, m.get("dns").asText()));
       }
