@@ -26,6 +26,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * flight shows as few differences as possible.
  */
 public final class DivergenceCheck {
+  // A node that leaves this many queries in a row unanswered (each asked twice) is not asked
+  // again in this run: ten thousand subnets against a dead node would otherwise take hours.
+  static final int GIVE_UP_AFTER = 5;
   private final DnsAsker asker;
   private final int concurrency;
   private final Duration timeout;
@@ -99,6 +102,11 @@ public final class DivergenceCheck {
     long start = System.nanoTime();
     String name = service.endsWith(".") ? service : service + ".";
     NodeAnswer[][] answers = new NodeAnswer[subnets.size()][nodes.size()];
+    // Per node: queries unanswered in a row, so that a dead node is given up on quickly.
+    AtomicInteger[] silent = new AtomicInteger[nodes.size()];
+    for (int n = 0; n < silent.length; n++) {
+      silent[n] = new AtomicInteger();
+    }
     AtomicInteger threadNo = new AtomicInteger();
     ExecutorService pool =
         Executors.newFixedThreadPool(
@@ -115,7 +123,10 @@ public final class DivergenceCheck {
           int si = s;
           int ni = n;
           pending.add(
-              pool.submit(() -> answers[si][ni] = ask(nodes.get(ni), name, type, subnets.get(si))));
+              pool.submit(
+                  () ->
+                      answers[si][ni] =
+                          ask(nodes.get(ni), silent[ni], name, type, subnets.get(si))));
         }
       }
       for (Future<?> f : pending) {
@@ -139,15 +150,22 @@ public final class DivergenceCheck {
     return new DivergenceReport(service, type, nodes, subnets.size(), findings, elapsed);
   }
 
-  private NodeAnswer ask(Target t, String name, String type, String subnet) {
+  private NodeAnswer ask(Target t, AtomicInteger silent, String name, String type, String subnet) {
+    if (silent.get() >= GIVE_UP_AFTER) {
+      return NodeAnswer.failed(
+          "not asked: the node left " + GIVE_UP_AFTER + " queries in a row unanswered");
+    }
     String why = null;
     for (int attempt = 0; attempt < 2; attempt++) {
       try {
-        return asker.ask(t.host(), t.port(), name, type, subnet, timeout);
+        NodeAnswer a = asker.ask(t.host(), t.port(), name, type, subnet, timeout);
+        silent.set(0);
+        return a;
       } catch (IOException | RuntimeException e) {
         why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
       }
     }
+    silent.incrementAndGet();
     return NodeAnswer.failed(why);
   }
 

@@ -83,6 +83,32 @@ class DivergenceCheckTest {
   }
 
   @Test
+  void aDeadNodeIsGivenUpOnAfterFiveSilentQueriesInARow() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger askedDead =
+        new java.util.concurrent.atomic.AtomicInteger();
+    DnsAsker asker =
+        (host, port, name, type, subnet, timeout) -> {
+          if (port == 5302) {
+            askedDead.incrementAndGet();
+            throw new java.net.SocketTimeoutException("timed out");
+          }
+          return a(60, "192.0.2.1");
+        };
+    List<String> subnets = ClientSubnets.spread(100, java.util.Map.of());
+    DivergenceReport r =
+        DivergenceCheck.over(asker, 1, java.time.Duration.ofSeconds(2))
+            .run(NODES, "app.example.com", "A", subnets, TTLS);
+    assertEquals(100, r.unanswered());
+    assertEquals(0, r.different());
+    // Five subnets, each asked twice; the other 95 not at all.
+    assertEquals(10, askedDead.get());
+    assertEquals("no answer (timed out)", r.findings().get(0).answers().get("ns2").text());
+    assertTrue(
+        r.findings().get(99).answers().get("ns2").text().contains("not asked"),
+        r.findings().get(99).answers().get("ns2").text());
+  }
+
+  @Test
   void nodeAddressesAreParsedWithWhatIsWrong() {
     assertEquals("::1", NODES.get(2).host());
     assertEquals("[::1]:5303", NODES.get(2).address());
