@@ -11,6 +11,7 @@ import io.sluice.core.config.ClusterConfig;
 import io.sluice.core.config.SluiceConfig;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -47,9 +48,8 @@ class EtcdClientsTest {
               .getKvs();
       assertEquals("A", kvs.get(0).getValue().toString(StandardCharsets.UTF_8));
       etcd.kill(0);
-      a.getKVClient()
-          .put(EtcdClients.bytes("state"), EtcdClients.bytes("A2"))
-          .get(20, TimeUnit.SECONDS);
+      // Losing a member may cost an election: a request in it fails and is retried, as a node does.
+      putWithRetry(a, "state", "A2");
       ByteSequence v =
           b.getKVClient()
               .get(EtcdClients.bytes("state"))
@@ -59,6 +59,22 @@ class EtcdClientsTest {
               .getValue();
       assertEquals("B", v.toString(StandardCharsets.UTF_8));
       assertTrue(etcd.members().get(1).running());
+    }
+  }
+
+  private static void putWithRetry(Client c, String key, String value) throws Exception {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        c.getKVClient()
+            .put(EtcdClients.bytes(key), EtcdClients.bytes(value))
+            .get(20, TimeUnit.SECONDS);
+        return;
+      } catch (ExecutionException e) {
+        if (attempt == 10) {
+          throw e;
+        }
+        Thread.sleep(500);
+      }
     }
   }
 }

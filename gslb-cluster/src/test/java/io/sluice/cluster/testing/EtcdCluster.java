@@ -7,6 +7,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -93,6 +97,7 @@ public final class EtcdCluster implements AutoCloseable {
       for (Member m : c.members) {
         c.awaitListening(m);
       }
+      c.awaitHealthy();
       return c;
     } catch (IOException | RuntimeException | InterruptedException | Error e) {
       c.close();
@@ -141,11 +146,11 @@ public final class EtcdCluster implements AutoCloseable {
             state,
             "--initial-cluster-token",
             dir.getFileName().toString(),
-            // Small timings so that elections and member loss resolve within test bounds.
+            // etcd's default timings: shorter ones make leaders flap on a loaded 2-core machine.
             "--heartbeat-interval",
-            "50",
+            "100",
             "--election-timeout",
-            "500");
+            "1000");
     m.process =
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)
@@ -166,6 +171,36 @@ public final class EtcdCluster implements AutoCloseable {
       }
     }
     throw new IllegalStateException("etcd member " + m.name + " did not listen: " + tail(m));
+  }
+
+  /**
+   * Waits until every running member reports itself healthy (it has a leader and serves requests),
+   * so a test's first write does not meet the initial election.
+   */
+  public void awaitHealthy() throws InterruptedException {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    for (Member m : members) {
+      while (m.running()) {
+        try {
+          HttpResponse<String> r =
+              http.send(
+                  HttpRequest.newBuilder(URI.create(m.endpoint() + "/health"))
+                      .timeout(Duration.ofSeconds(5))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+          if (r.statusCode() == 200 && r.body().contains("\"true\"")) {
+            break;
+          }
+        } catch (IOException e) {
+          // Not answering yet.
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("etcd member " + m.name + " is not healthy: " + tail(m));
+        }
+        Thread.sleep(100);
+      }
+    }
   }
 
   private static String tail(Member m) {
@@ -204,6 +239,7 @@ public final class EtcdCluster implements AutoCloseable {
     }
     launch(m, "existing");
     awaitListening(m);
+    awaitHealthy();
   }
 
   @Override
