@@ -296,7 +296,7 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer, Sh
     int bucket = client.bucket();
     ChainContext ctx =
         new ChainContext(
-            st.service().pools(), l.compiled.regions(), region, st.rtt(), st.load(), true);
+            st.service().pools(), l.compiled.regions(), region, st.rtt(region), st.load(), true);
     ctx.staleLoads(st.staleLoads());
     ChainResult r = ChainEvaluator.evaluate(st.service(), st, family.ordinal(), bucket, ctx);
     List<Step> steps = new ArrayList<>(r.steps());

@@ -32,6 +32,8 @@ final class ServiceState {
   private final int[][][][] endpointIndex = new int[2][2][][];
   private final EndpointTable[][] tables = new EndpointTable[2][2];
   private final double[] rtt;
+  // [client region] -> per-pool RTT the latency step compares for clients of that region.
+  private final double[][] rttByRegion;
   private final double[] load;
   private final int[] weights;
   private long staleLoads;
@@ -68,6 +70,7 @@ final class ServiceState {
       }
       rtt[p] = best;
     }
+    rttByRegion = regionRtts(svc, cc, s);
     for (AddressFamily f : AddressFamily.values()) {
       int fi = f.ordinal();
       for (int open = 0; open < 2; open++) {
@@ -130,7 +133,8 @@ final class ServiceState {
         Map<ChainResult.Key, Answers> shared = new HashMap<>();
         Map<ChainResult.Key, Long> classes = new HashMap<>();
         for (int r = 0; r < regions; r++) {
-          ChainContext ctx = new ChainContext(svc.pools(), cc.regions(), r, rtt, load, false);
+          ChainContext ctx =
+              new ChainContext(svc.pools(), cc.regions(), r, rttByRegion[r], load, false);
           results[r] = ChainEvaluator.evaluate(svc, this, f, bucket, ctx);
           classes.merge(results[r].key(), 1L << r, (a, b) -> a | b);
           final int fam = f;
@@ -228,8 +232,46 @@ final class ServiceState {
     return openable[family];
   }
 
-  double[] rtt() {
-    return rtt;
+  /**
+   * Per client region (the last index: clients without one), the pool RTTs of the latency step:
+   * those measured from a vantage in the client's region when one has measured every pool this node
+   * has, else this node's own.
+   */
+  private double[][] regionRtts(CompiledService svc, CompiledConfig cc, Snapshot s) {
+    List<String> names = cc.regions().names();
+    PoolTable t = svc.pools();
+    int n = t.size();
+    double[][] out = new double[names.size() + 1][];
+    for (int r = 0; r < names.size(); r++) {
+      String region = names.get(r);
+      double[] from = new double[n];
+      boolean complete = true;
+      boolean any = false;
+      for (int p = 0; p < n; p++) {
+        double best = Double.NaN;
+        for (String key : svc.endpointKeys()[p]) {
+          EndpointHealth h = s.health().get(key);
+          double v = h.rttFrom(region);
+          if (!Double.isNaN(v)
+              && !(v >= best)
+              && !h.stale()
+              && HealthyFilter.usable(s, t.names().get(p), key)) {
+            best = v;
+          }
+        }
+        from[p] = best;
+        any |= !Double.isNaN(best);
+        complete &= Double.isNaN(rtt[p]) || !Double.isNaN(best);
+      }
+      out[r] = any && complete ? from : rtt;
+    }
+    out[names.size()] = rtt;
+    return out;
+  }
+
+  /** The pool RTTs the latency step compares for clients of region index {@code region}. */
+  double[] rtt(int region) {
+    return rttByRegion[Math.min(region, rttByRegion.length - 1)];
   }
 
   double[] load() {

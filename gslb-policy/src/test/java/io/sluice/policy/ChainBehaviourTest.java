@@ -56,6 +56,54 @@ class ChainBehaviourTest {
     assertEquals(List.of("eu1"), p.plan("lat.example.com.", AddressFamily.V4, eu).pools());
   }
 
+  @Test
+  void latencyUsesTheRttMeasuredFromTheClientsRegionWhenAVantageThereHasOne() throws Exception {
+    SnapshotStore store =
+        Fixtures.store(
+            """
+            - name: lat
+              pools: [eu1, us1]
+              chain: [healthy, latency]
+      """);
+    PolicyPlanner p = new PolicyPlanner(store, GslbMetrics.NOOP);
+    var eu = client("10.1.0.0", 24);
+    var us = client("10.2.0.0", 24);
+    var ap = client("10.3.0.0", 24);
+    // This node (in the US) measures us1 closer; a node in the EU measures eu1 closer from there.
+    store.update(
+        s ->
+            s.withHealth(
+                s.health()
+                    .withAll(
+                        Map.of(
+                            "eu1/192.0.2.1", rtt(80, Map.of("eu", 3.0, "us", 80.0)),
+                            "eu1/2001:db8::1", rtt(80, Map.of("eu", 3.0, "us", 80.0)),
+                            "us1/198.51.100.1", rtt(2, Map.of("eu", 75.0, "us", 2.0)),
+                            "us1/2001:db8::2", rtt(2, Map.of("eu", 75.0, "us", 2.0))))));
+    assertEquals(List.of("eu1"), p.plan("lat.example.com.", AddressFamily.V4, eu).pools());
+    assertEquals(List.of("us1"), p.plan("lat.example.com.", AddressFamily.V4, us).pools());
+    // No vantage in AP: this node's own figures, as on a single node.
+    assertEquals(List.of("us1"), p.plan("lat.example.com.", AddressFamily.V4, ap).pools());
+    assertTrue(
+        p.explain("lat.example.com.", AddressFamily.V4, eu).toString().contains("lowest RTT 3.0"),
+        p.explain("lat.example.com.", AddressFamily.V4, eu).toString());
+
+    // The EU vantage has no figure for us1: EU clients fall back to this node's own RTTs.
+    store.update(
+        s ->
+            s.withHealth(
+                s.health()
+                    .withAll(
+                        Map.of(
+                            "us1/198.51.100.1", rtt(2, Map.of("us", 2.0)),
+                            "us1/2001:db8::2", rtt(2, Map.of("us", 2.0))))));
+    assertEquals(List.of("us1"), p.plan("lat.example.com.", AddressFamily.V4, eu).pools());
+  }
+
+  static EndpointHealth rtt(double ms, Map<String, Double> byRegion) {
+    return new EndpointHealth(Verdict.UP, 0, "ok", false, ms, ms * 2, 0, 0, 0, byRegion);
+  }
+
   static EndpointHealth rtt(double ms) {
     return new EndpointHealth(Verdict.UP, 0, "ok", false, ms, ms * 2, 0);
   }

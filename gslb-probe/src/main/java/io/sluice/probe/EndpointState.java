@@ -3,6 +3,7 @@ package io.sluice.probe;
 import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.config.HealthConfig;
 import io.sluice.core.health.EndpointHealth;
+import io.sluice.core.health.Opinion;
 import io.sluice.probe.debounce.VantageTracker;
 import io.sluice.probe.debounce.VerdictGate;
 import io.sluice.probe.latency.LatencyWindow;
@@ -16,12 +17,16 @@ final class EndpointState {
   final EndpointConfig endpoint;
   final HealthConfig health;
   final Map<String, VantageTracker> trackers = new LinkedHashMap<>();
+  // What this node published to the cluster per vantage it holds, and when (probe clock, nanos).
+  final Map<String, Shared> shared = new LinkedHashMap<>();
   final LatencyWindow latency = new LatencyWindow();
   final VerdictGate gate;
   ProbeTarget heartbeat;
   ProbeTarget fullLink;
   EndpointHealth published;
   boolean checkedOnce;
+  // The votes (quorum summary) the published reason was written with.
+  String votes;
   long retryAtNanos;
 
   EndpointState(
@@ -38,6 +43,9 @@ final class EndpointState {
     this.gate = gate;
     this.published = published;
   }
+
+  /** One opinion this node published, and when. */
+  record Shared(Opinion opinion, long atNanos) {}
 
   /** The check whose failures can make the endpoint down. */
   ProbeTarget deciding() {

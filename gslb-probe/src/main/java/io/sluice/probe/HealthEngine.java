@@ -9,10 +9,12 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditSink;
 import io.sluice.core.health.EndpointHealth;
+import io.sluice.core.health.Opinion;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.HealthPublisher;
+import io.sluice.core.spi.OpinionExchange;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.probe.canary.CanaryWatch;
@@ -30,6 +32,7 @@ import io.sluice.probe.quorum.VantageOpinion;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -50,6 +53,12 @@ import org.slf4j.LoggerFactory;
  * ms later, which builds a single snapshot (through the {@link HealthPublisher}, so the traffic
  * controller's reaction goes out in it too), appends the audit events with their evidence and saves
  * the verdicts. Everything here runs on the probe thread.
+ *
+ * <p>In a cluster the quorum also counts the opinions other nodes share through the {@link
+ * OpinionExchange}, and this node shares the debounced opinions of the vantages it holds (its own
+ * and the agents reporting to it): on a change only, plus a bounded RTT refresh, never raw results.
+ * While the exchange is unreachable the verdicts are held as they are: a cut-off node never changes
+ * its answers on its own evidence alone.
  */
 final class HealthEngine {
   private static final Logger LOG = LoggerFactory.getLogger(HealthEngine.class);
@@ -75,6 +84,8 @@ final class HealthEngine {
   private final AuditSink audit;
   private final GslbMetrics metrics;
   private final ProbeScheduler scheduler;
+  private final ClusterOpinions cluster;
+  private String localVantage;
   private final Map<String, EndpointState> endpoints = new LinkedHashMap<>();
   private final Map<String, ProbeTarget> canaryTargets = new LinkedHashMap<>();
   private final Map<String, Long> vantageSeen = new HashMap<>();
@@ -102,8 +113,10 @@ final class HealthEngine {
       HealthPublisher publisher,
       AuditSink audit,
       GslbMetrics metrics,
-      RandomGenerator random) {
+      RandomGenerator random,
+      OpinionExchange exchange) {
     this.ts = ts;
+    this.cluster = new ClusterOpinions(exchange);
     this.checks = checks;
     this.store = store;
     this.publisher = publisher;
@@ -134,6 +147,8 @@ final class HealthEngine {
     appliedConfigVersion = s.configVersion();
     config = s.config();
     probes = config.probes();
+    localVantage = config.localVantage();
+    cluster.configure(localVantage, config.clustered() ? config.cluster().region() : null);
     quorum = new QuorumCombiner(probes);
     if (canaries == null) {
       canaries = new CanaryWatch(probes.staleAfter().toNanos());
@@ -269,7 +284,7 @@ final class HealthEngine {
               h.attempts(),
               true);
     }
-    st.tracker(probes.vantage());
+    st.tracker(localVantage);
     return st;
   }
 
@@ -300,6 +315,7 @@ final class HealthEngine {
     if (st == null) {
       return;
     }
+    cluster.withdrawAll(st);
     if (st.heartbeat != null) {
       scheduler.remove(st.heartbeat);
     }
@@ -318,13 +334,14 @@ final class HealthEngine {
         h.rttP99Millis(),
         h.errorRate(),
         h.results(),
-        h.failures());
+        h.failures(),
+        h.regionRttMillis());
   }
 
   /** A local check finished. */
   private void onLocal(ProbeTarget t, CheckResult r) {
     long now = ts.ticker().nanoTime();
-    String local = probes.vantage();
+    String local = localVantage;
     if (t.canary()) {
       if (canaries.record(local, t.key(), r.ok(), now)) {
         pathChanged(local, t.key() + ": " + (r.ok() ? "passing" : r.error()));
@@ -436,6 +453,7 @@ final class HealthEngine {
 
   private void evaluate(EndpointState st, long now) {
     long staleNanos = probes.staleAfter().toNanos();
+    cluster.share(st, canaries, now, staleNanos, ts.ticker().currentTimeMillis());
     List<VantageOpinion> opinions = new ArrayList<>(st.trackers.size());
     for (Map.Entry<String, VantageTracker> e : st.trackers.entrySet()) {
       VantageTracker t = e.getValue();
@@ -447,6 +465,14 @@ final class HealthEngine {
               t.streakFor(o),
               t.fresh(now, staleNanos),
               canaries.pathOk(e.getKey())));
+    }
+    Map<String, Opinion> others = cluster.of(st, now, staleNanos);
+    for (Opinion o : others.values()) {
+      opinions.add(new VantageOpinion(o.vantage(), o.opinion(), o.streak(), true, o.pathOk()));
+    }
+    if (!cluster.connected()) {
+      // Cut off from the other nodes: this node's own evidence alone never changes an answer.
+      return;
     }
     QuorumResult q = quorum.combine(opinions);
     if (q.verdict() == Verdict.UNKNOWN) {
@@ -479,9 +505,14 @@ final class HealthEngine {
           out.reason() == null
               ? null
               : "change to " + q.verdict() + " held back by " + out.reason() + "; " + q.summary();
+      // In a cluster the votes change as other nodes' opinions come and go: the reason follows
+      // them, so status never shows one vantage where three vote.
+      boolean votesMoved = cluster.clustered() && !q.summary().equals(st.votes);
       if (st.published.stale()
           || st.published.verdict() != after
-          || (reason != null && !reason.equals(st.published.reason()))) {
+          || (reason != null && !reason.equals(st.published.reason()))
+          || votesMoved) {
+        st.votes = q.summary();
         publish(
             st,
             health(
@@ -497,6 +528,7 @@ final class HealthEngine {
             ? "held " + after + " by " + out.reason() + " (now: " + q.summary() + ")"
             : reasonFor(after, q, out.reason(), st);
     long since = after == before ? st.published.sinceMillis() : ts.ticker().currentTimeMillis();
+    st.votes = q.summary();
     publish(st, health(st, after, since, reason));
     Map<String, Object> details = new LinkedHashMap<>();
     details.put("endpoint", st.key);
@@ -514,9 +546,17 @@ final class HealthEngine {
       v.put("opinion", o.opinion().name());
       v.put("fresh", o.fresh());
       v.put("pathOk", o.pathOk());
-      v.put(
-          "recent",
-          st.trackers.get(o.vantage()).recent().stream().map(Observation::toMap).toList());
+      Opinion shared = others.get(o.vantage());
+      if (shared != null) {
+        // Another node's opinion: its raw results stay with that node.
+        v.put("via", shared.via());
+        v.put("sinceMillis", shared.sinceMillis());
+        v.put("streak", shared.streak());
+      } else {
+        v.put(
+            "recent",
+            st.trackers.get(o.vantage()).recent().stream().map(Observation::toMap).toList());
+      }
       evidence.add(v);
     }
     details.put("evidence", evidence);
@@ -531,6 +571,57 @@ final class HealthEngine {
             details));
     if (after != before) {
       verdictsChanged = true;
+    }
+  }
+
+  /** Every fresh opinion the other nodes share now (at start and after a reconnect). */
+  void onRemoteReplaced(Collection<Opinion> all) {
+    cluster.replaced(all);
+    long now = ts.ticker().nanoTime();
+    for (EndpointState st : endpoints.values()) {
+      evaluate(st, now);
+    }
+  }
+
+  /** Another node published or replaced an opinion. */
+  void onRemoteChanged(Opinion o) {
+    if (cluster.changed(o)) {
+      reevaluate(o.endpoint());
+    }
+  }
+
+  /** Another node withdrew an opinion, or it expired with that node's lease. */
+  void onRemoteRemoved(String endpoint, String vantage) {
+    if (cluster.removed(endpoints.get(endpoint), endpoint, vantage)) {
+      reevaluate(endpoint);
+    }
+  }
+
+  /**
+   * The exchange became reachable or unreachable; on reconnect verdicts follow the quorum again.
+   */
+  void onConnection(OpinionExchange.Connection c) {
+    boolean was = cluster.connected();
+    if (cluster.connection(c)) {
+      LOG.info("opinion exchange reachable: verdicts follow the cluster's quorum");
+    }
+    if (c.connected()) {
+      long now = ts.ticker().nanoTime();
+      for (EndpointState st : endpoints.values()) {
+        evaluate(st, now);
+      }
+    } else if (was) {
+      LOG.warn(
+          "opinion exchange unreachable ({}): holding every verdict as it is until it is back",
+          c.reason());
+    }
+    updateStatus();
+  }
+
+  private void reevaluate(String endpoint) {
+    EndpointState st = endpoints.get(endpoint);
+    if (st != null) {
+      evaluate(st, ts.ticker().nanoTime());
     }
   }
 
@@ -576,7 +667,20 @@ final class HealthEngine {
         st.latency.percentile(0.99),
         st.latency.errorRate(),
         st.latency.results(),
-        st.latency.failures());
+        st.latency.failures(),
+        cluster.regionRtt(st, canaries, ts.ticker().nanoTime(), probes.staleAfter().toNanos()));
+  }
+
+  private static boolean sameRtts(Map<String, Double> a, Map<String, Double> b) {
+    if (!a.keySet().equals(b.keySet())) {
+      return false;
+    }
+    for (Map.Entry<String, Double> e : a.entrySet()) {
+      if (!same(e.getValue(), b.get(e.getKey()))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private void publish(EndpointState st, EndpointHealth h) {
@@ -607,11 +711,14 @@ final class HealthEngine {
       double p99 = st.latency.percentile(0.99);
       double err = st.latency.errorRate();
       long results = st.latency.results();
+      Map<String, Double> regions =
+          cluster.regionRtt(st, canaries, now, probes.staleAfter().toNanos());
       // New results are published on every sweep so that ramp gates see the evidence grow.
       if (!same(p.rttP50Millis(), p50)
           || !same(p.rttP99Millis(), p99)
           || p.errorRate() != err
-          || p.results() != results) {
+          || p.results() != results
+          || !sameRtts(p.regionRttMillis(), regions)) {
         publish(
             st,
             new EndpointHealth(
@@ -623,7 +730,8 @@ final class HealthEngine {
                 p99,
                 err,
                 results,
-                st.latency.failures()));
+                st.latency.failures(),
+                regions));
       }
     }
     updateStatus();
@@ -710,13 +818,20 @@ final class HealthEngine {
     List<ProbeStatus.VantageStatus> vs = new ArrayList<>();
     vs.add(
         new ProbeStatus.VantageStatus(
-            probes.vantage(), true, canaries.pathOk(probes.vantage()), nowMillis));
+            localVantage, true, canaries.pathOk(localVantage), nowMillis));
     long staleMillis = probes.staleAfter().toMillis();
     vantageSeen.forEach(
         (v, at) ->
             vs.add(
                 new ProbeStatus.VantageStatus(
                     v, nowMillis - at <= staleMillis, canaries.pathOk(v), at)));
+    cluster.heard().stream()
+        .filter(o -> !vantageSeen.containsKey(o.vantage()))
+        .forEach(
+            o ->
+                vs.add(
+                    new ProbeStatus.VantageStatus(
+                        o.vantage(), true, o.pathOk(), o.sinceMillis(), o.via())));
     List<ProbeStatus.HeldEndpoint> held = new ArrayList<>();
     for (EndpointState st : endpoints.values()) {
       if (st.gate.held(now)) {
@@ -729,7 +844,7 @@ final class HealthEngine {
     ScheduleLag.Summary lag = scheduler.lag();
     status =
         new ProbeStatus(
-            probes.vantage(),
+            localVantage,
             restored.note(),
             restored.freshInstall(),
             initialRound.getCount() == 0,
@@ -743,7 +858,8 @@ final class HealthEngine {
             lag.maxMillis(),
             uncheckedPools,
             vs,
-            held);
+            held,
+            cluster.status());
   }
 
   ProbeStatus status() {

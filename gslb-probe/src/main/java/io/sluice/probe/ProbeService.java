@@ -2,15 +2,19 @@ package io.sluice.probe;
 
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.AuditSink;
+import io.sluice.core.health.Opinion;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.HealthPublisher;
+import io.sluice.core.spi.OpinionExchange;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.probe.check.CheckFactory;
 import io.sluice.probe.check.CheckSource;
 import io.sluice.probe.quorum.ReportValidator;
+import java.util.Collection;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
@@ -27,6 +31,7 @@ public final class ProbeService implements AutoCloseable {
   private final AutoCloseable ownChecks;
   private final HealthEngine engine;
   private final AutoCloseable ownScheduler;
+  private final OpinionExchange exchange;
   private volatile boolean closed;
   private volatile ValidatorFor validator;
 
@@ -38,14 +43,16 @@ public final class ProbeService implements AutoCloseable {
       TaskScheduler ts,
       RandomGenerator random,
       AutoCloseable ownScheduler,
-      CheckSource source) {
+      CheckSource source,
+      OpinionExchange exchange) {
     this.store = store;
+    this.exchange = exchange;
     this.ts = ts;
     this.ownScheduler = ownScheduler;
     CheckFactory own = source == null ? new CheckFactory(1) : null;
     this.ownChecks = own;
     this.checks = source == null ? own : source;
-    this.engine = new HealthEngine(ts, checks, store, publisher, audit, metrics, random);
+    this.engine = new HealthEngine(ts, checks, store, publisher, audit, metrics, random, exchange);
   }
 
   /** Starts probing on its own thread, with the real clock for scheduling. */
@@ -64,9 +71,49 @@ public final class ProbeService implements AutoCloseable {
       AuditSink audit,
       GslbMetrics metrics,
       Ticker ticker) {
+    return start(store, publisher, audit, metrics, ticker, OpinionExchange.NONE);
+  }
+
+  /**
+   * Like {@link #start(SnapshotStore, HealthPublisher, AuditSink, GslbMetrics, Ticker)} for a node
+   * of a cluster: the quorum also counts the opinions the other nodes share through {@code
+   * exchange}, and this node shares its own there (the caller owns and closes the exchange).
+   */
+  public static ProbeService start(
+      SnapshotStore store,
+      HealthPublisher publisher,
+      AuditSink audit,
+      GslbMetrics metrics,
+      Ticker ticker,
+      OpinionExchange exchange) {
     ExecutorTaskScheduler ts = new ExecutorTaskScheduler(ticker);
     return launch(
-        new ProbeService(store, publisher, audit, metrics, ts, new SplittableRandom(), ts, null));
+        new ProbeService(
+            store, publisher, audit, metrics, ts, new SplittableRandom(), ts, null, exchange));
+  }
+
+  /**
+   * Starts probing on {@code ts} (tests drive it with a manual clock) for a node sharing opinions
+   * through {@code exchange}.
+   */
+  public static ProbeService start(
+      SnapshotStore store,
+      AuditSink audit,
+      GslbMetrics metrics,
+      TaskScheduler ts,
+      RandomGenerator random,
+      OpinionExchange exchange) {
+    return launch(
+        new ProbeService(
+            store,
+            HealthPublisher.direct(store),
+            audit,
+            metrics,
+            ts,
+            random,
+            null,
+            null,
+            exchange));
   }
 
   /**
@@ -79,9 +126,7 @@ public final class ProbeService implements AutoCloseable {
       GslbMetrics metrics,
       TaskScheduler ts,
       RandomGenerator random) {
-    return launch(
-        new ProbeService(
-            store, HealthPublisher.direct(store), audit, metrics, ts, random, null, null));
+    return start(store, audit, metrics, ts, random, OpinionExchange.NONE);
   }
 
   /** Starts probing with checks from {@code source} (load measurements use simulated checks). */
@@ -95,13 +140,52 @@ public final class ProbeService implements AutoCloseable {
       CheckSource source) {
     return launch(
         new ProbeService(
-            store, HealthPublisher.direct(store), audit, metrics, ts, random, own, source));
+            store,
+            HealthPublisher.direct(store),
+            audit,
+            metrics,
+            ts,
+            random,
+            own,
+            source,
+            OpinionExchange.NONE));
   }
 
   private static ProbeService launch(ProbeService p) {
     p.ts.execute(p.engine::start);
     p.store.addListener(p::onSnapshot);
+    p.exchange.start(p.new ExchangeListener());
     return p;
+  }
+
+  /** Hands what the exchange hears to the engine, on the probe thread. */
+  private final class ExchangeListener implements OpinionExchange.Listener {
+    @Override
+    public void replaced(Collection<Opinion> all) {
+      List<Opinion> copy = List.copyOf(all);
+      run(() -> engine.onRemoteReplaced(copy));
+    }
+
+    @Override
+    public void changed(Opinion opinion) {
+      run(() -> engine.onRemoteChanged(opinion));
+    }
+
+    @Override
+    public void removed(String endpoint, String vantage) {
+      run(() -> engine.onRemoteRemoved(endpoint, vantage));
+    }
+
+    @Override
+    public void connectionChanged(OpinionExchange.Connection connection) {
+      run(() -> engine.onConnection(connection));
+    }
+
+    private void run(Runnable r) {
+      if (!closed) {
+        ts.execute(r);
+      }
+    }
   }
 
   private void onSnapshot(Snapshot s) {

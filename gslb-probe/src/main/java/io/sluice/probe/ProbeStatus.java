@@ -6,7 +6,9 @@ import java.util.List;
  * What the probe engine shows operators: this vantage, where the verdicts came from at start
  * ({@code history}: fresh install, restored, unreadable), whether the initial round of checks is
  * done, load and schedule lag, pools without checks (their endpoints are served as up), the
- * vantages heard from and the endpoints held by flap damping.
+ * vantages heard from (in a cluster also the other nodes' and their agents' opinions, with the node
+ * they came through), the endpoints held by flap damping, and whether this node shares opinions
+ * with a cluster and is connected to it.
  */
 public record ProbeStatus(
     String vantage,
@@ -23,12 +25,28 @@ public record ProbeStatus(
     double lagMaxMillis,
     List<String> uncheckedPools,
     List<VantageStatus> vantages,
-    List<HeldEndpoint> held) {
+    List<HeldEndpoint> held,
+    Exchange exchange) {
 
   /** The status before the engine has started. */
   static final ProbeStatus STARTING =
       new ProbeStatus(
-          "", "starting", false, false, 0, 0, 0, 0, 0, 0, 0, 0, List.of(), List.of(), List.of());
+          "",
+          "starting",
+          false,
+          false,
+          0,
+          0,
+          0,
+          0,
+          0,
+          0,
+          0,
+          0,
+          List.of(),
+          List.of(),
+          List.of(),
+          Exchange.SINGLE);
 
   public ProbeStatus {
     uncheckedPools = List.copyOf(uncheckedPools);
@@ -37,7 +55,21 @@ public record ProbeStatus(
   }
 
   /** One vantage: whether its results are fresh and its probe path (canaries) healthy. */
-  public record VantageStatus(String name, boolean fresh, boolean pathOk, long lastSeenMillis) {}
+  public record VantageStatus(
+      String name, boolean fresh, boolean pathOk, long lastSeenMillis, String via) {
+    /** A vantage this node holds itself (its own, or an agent reporting to it). */
+    public VantageStatus(String name, boolean fresh, boolean pathOk, long lastSeenMillis) {
+      this(name, fresh, pathOk, lastSeenMillis, null);
+    }
+  }
+
+  /**
+   * The opinion exchange of a cluster: {@code shared} false on a single node; while not {@code
+   * connected} (since {@code sinceMillis}, for {@code reason}) verdicts are held as they are.
+   */
+  public record Exchange(boolean shared, boolean connected, long sinceMillis, String note) {
+    static final Exchange SINGLE = new Exchange(false, true, 0, "single node: no opinion exchange");
+  }
 
   /** An endpoint held by flap damping until {@code untilMillis}. */
   public record HeldEndpoint(String endpoint, String verdict, long untilMillis) {}

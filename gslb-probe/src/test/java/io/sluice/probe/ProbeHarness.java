@@ -4,6 +4,7 @@ import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.health.EndpointHealth;
 import io.sluice.core.health.Verdict;
+import io.sluice.core.spi.OpinionExchange;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.probe.testing.ManualTaskScheduler;
@@ -36,10 +37,15 @@ final class ProbeHarness implements AutoCloseable {
   }
 
   ProbeHarness(Path stateDir, SluiceConfig config) {
+    this(stateDir, config, OpinionExchange.NONE);
+  }
+
+  /** A node of a cluster sharing opinions through {@code exchange}. */
+  ProbeHarness(Path stateDir, SluiceConfig config, OpinionExchange exchange) {
     store = new SnapshotStore(Snapshot.initial(config));
     record(store.current());
     store.addListener(this::record);
-    service = ProbeService.start(store, audit, metrics, clock, new SplittableRandom(42));
+    service = ProbeService.start(store, audit, metrics, clock, new SplittableRandom(42), exchange);
     clock.busyWhile(() -> service.inFlight() > 0);
     clock.settle();
   }

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.core.config.DurationParser;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -91,17 +93,34 @@ final class AuditCommand extends ApiCommand {
       printJson(r);
       return CtlMain.OK;
     }
-    Table t = new Table("SEQ", "TIME", "ACTOR", "ROLE", "ACTION", "SERVICE", "VERSIONS", "REASON");
+    // On a node of a cluster every event names the node it was made on: show it.
+    boolean cluster = false;
     for (JsonNode e : r.path("events")) {
-      t.row(
-          e.path("seq").asLong(),
-          Instant.ofEpochMilli(e.path("timeMillis").asLong()).toString(),
-          e.path("actor").asText(),
-          e.path("role").asText(),
-          e.path("action").asText(),
-          e.path("service").isNull() ? "-" : e.path("service").asText("-"),
-          e.path("versionBefore").asLong() + "->" + e.path("versionAfter").asLong(),
-          e.path("reason").asText(""));
+      cluster |= e.path("details").hasNonNull("origin");
+    }
+    List<String> header =
+        new ArrayList<>(
+            List.of("SEQ", "TIME", "ACTOR", "ROLE", "ACTION", "SERVICE", "VERSIONS", "REASON"));
+    if (cluster) {
+      header.add(2, "NODE");
+    }
+    Table t = new Table(header.toArray(String[]::new));
+    for (JsonNode e : r.path("events")) {
+      List<Object> row =
+          new ArrayList<>(
+              List.of(
+                  e.path("seq").asLong(),
+                  Instant.ofEpochMilli(e.path("timeMillis").asLong()).toString(),
+                  e.path("actor").asText(),
+                  e.path("role").asText(),
+                  e.path("action").asText(),
+                  e.path("service").isNull() ? "-" : e.path("service").asText("-"),
+                  e.path("versionBefore").asLong() + "->" + e.path("versionAfter").asLong(),
+                  e.path("reason").asText("")));
+      if (cluster) {
+        row.add(2, e.path("details").path("origin").asText("-"));
+      }
+      t.row(row.toArray());
     }
     t.print(out(), ctl().colour());
     if (r.hasNonNull("nextOffset")) {

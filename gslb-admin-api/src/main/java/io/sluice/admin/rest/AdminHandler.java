@@ -24,6 +24,7 @@ import io.sluice.admin.auth.TokenAuthenticator;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.CommandRejectedException;
 import io.sluice.core.control.Problem;
+import io.sluice.core.store.ClusterUnreachableException;
 import io.sluice.core.store.StoreUnavailableException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -427,6 +428,11 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
               null,
               e.getMessage()),
           Map.of());
+    } catch (ClusterUnreachableException e) {
+      // A node cut off from the cluster's store changes nothing on its own: say so, and why.
+      log.error(
+          "{} {} from {}: {}", method, LogText.escape(p.uri().path()), p.source(), e.getMessage());
+      return error(new ApiException(503, "cluster_unreachable", null, e.getMessage()), Map.of());
     } catch (Exception e) {
       return internal(e, method, p.uri().path(), p.source());
     }

@@ -165,6 +165,8 @@ final class StateViews {
       x.put("rttP50Millis", finite(h.rttP50Millis()));
       x.put("rttP99Millis", finite(h.rttP99Millis()));
       x.put("errorRate", finite(h.errorRate()));
+      // In a cluster: per region, the RTT measured from a node there (what the latency step uses).
+      x.put("regionRttMillis", h.regionRttMillis());
       endpoints.add(x);
     }
     m.put("endpoints", endpoints);

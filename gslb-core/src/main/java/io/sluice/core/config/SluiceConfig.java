@@ -53,6 +53,14 @@ public record SluiceConfig(
     return cluster != null;
   }
 
+  /**
+   * This node's name among the health vantages: {@code cluster.node} in a cluster (every node is a
+   * vantage the others know by its node name), else {@code probes.vantage}.
+   */
+  public String localVantage() {
+    return cluster != null && cluster.node() != null ? cluster.node() : probes().vantage();
+  }
+
   /** The same configuration with relative paths resolved against {@code dir}. */
   public SluiceConfig withBaseDir(Path dir) {
     return new SluiceConfig(

@@ -14,8 +14,33 @@ import java.util.List;
  * restart if that write was lost); its sequence number is assigned by the audit log. The switch
  * records are written to {@code switches.jsonl} the same way. Records of the first release held the
  * bare state; they still load, with no audit event.
+ *
+ * <p>In a cluster the same record is the shared {@code state}: {@code origin} names the node that
+ * made the change. The local copy also holds the shared store's revision it was committed at
+ * ({@code sharedRevision}, 0 in the shared record itself and on a single node) and the safety
+ * actions this node applied while cut off and has not yet re-applied to the shared state.
  */
-record JournalEntry(ControlState state, AuditEvent audit, List<SwitchRecord> switches) {
+record JournalEntry(
+    ControlState state,
+    AuditEvent audit,
+    List<SwitchRecord> switches,
+    String origin,
+    long sharedRevision,
+    List<LocalAction> localActions) {
+
+  JournalEntry {
+    switches = switches == null ? List.of() : List.copyOf(switches);
+    localActions = localActions == null ? List.of() : List.copyOf(localActions);
+  }
+
+  JournalEntry(ControlState state, AuditEvent audit, List<SwitchRecord> switches) {
+    this(state, audit, switches, null, 0, List.of());
+  }
+
+  /** This record as kept locally: at shared revision {@code revision}, with {@code pending}. */
+  JournalEntry local(long revision, List<LocalAction> pending) {
+    return new JournalEntry(state, audit, switches, origin, revision, pending);
+  }
 
   static JournalEntry decode(ObjectMapper json, byte[] bytes) throws IOException {
     JsonNode tree = json.readTree(bytes);

@@ -24,7 +24,9 @@ import io.sluice.core.state.ServicePlan;
 import io.sluice.core.state.Shift;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.store.ClusterUnreachableException;
 import io.sluice.core.store.DurableLog;
+import io.sluice.core.store.SharedStateLog;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -63,14 +65,15 @@ public final class TrafficController implements ControlPlane {
       GslbMetrics metrics,
       ExternalMetric external,
       ShareEstimator shares,
-      ObjectMapper json)
+      ObjectMapper json,
+      SharedStateLog shared)
       throws IOException {
     this.store = store;
     this.shares = shares;
     this.audit = audit;
     this.switchLog = switchLog;
     this.transitions = new Transitions(metrics);
-    this.writer = new StateWriter(store, log, audit, switchLog, ticker, metrics, json);
+    this.writer = new StateWriter(store, log, audit, switchLog, ticker, metrics, json, shared);
     this.steps =
         new ControllerSteps(
             store, writer, transitions, new GateEvaluator(external), metrics, ticker);
@@ -78,6 +81,47 @@ public final class TrafficController implements ControlPlane {
     for (String name : writer.state().services().keySet()) {
       steps.beginEvidence(name);
     }
+    writer.localCommands(
+        a ->
+            a.kind() == LocalAction.Kind.ROLLBACK
+                ? rollbackCommand(a.service())
+                : freezeCommand(a.service(), true));
+    // A step another node began counts its gate evidence here from the moment it arrives.
+    writer.afterAdopt(
+        () -> {
+          for (String name : writer.state().services().keySet()) {
+            steps.beginEvidence(name);
+          }
+        });
+  }
+
+  /**
+   * The shared store's revision of the state in effect on this node (0 on a single node, or before
+   * the first record).
+   */
+  public long appliedRevision() {
+    return writer.appliedRevision();
+  }
+
+  /**
+   * Catches up with the cluster's shared state (a linearizable read, then every record since the
+   * applied one) and applies the safety actions of a cut on top; a new leader calls it before its
+   * first step. Does nothing on a single node.
+   *
+   * @throws ClusterUnreachableException when the shared store cannot be reached
+   */
+  public void catchUp() {
+    writer.syncWithCluster();
+  }
+
+  /** The rollbacks and freezes this node applied while cut off, not yet applied to the cluster. */
+  public List<LocalAction> localActions() {
+    return writer.localActions();
+  }
+
+  /** The state writer, for the cluster sync. */
+  StateWriter writer() {
+    return writer;
   }
 
   /** The durable state now in effect. */
@@ -328,60 +372,60 @@ public final class TrafficController implements ControlPlane {
   @Override
   public CommandResult rollback(Actor actor, String service, String reason, String requestId)
       throws CommandRejectedException {
-    return command(
-        actor,
-        reason,
-        requestId,
-        (cs, now) -> {
-          List<String> names;
-          if (service == null) {
-            names = new ArrayList<>(PlanProjection.services(store.current().config()).keySet());
-          } else {
-            names = List.of(serviceName(service));
-            serviceConfig(names.get(0));
-          }
-          ControlState next = cs;
-          List<SwitchRecord> finished = new ArrayList<>();
-          List<String> touched = new ArrayList<>();
-          for (String name : names) {
-            ServiceConfig cfg = serviceConfig(name);
-            ServiceControl sc = cs.service(name);
-            boolean atStable =
-                !sc.shifting()
-                    && sc.pending() == null
-                    && sc.weights().equals(sc.stableWeights())
-                    && sc.shifts().equals(sc.stableShifts());
-            if (atStable) {
-              continue;
-            }
-            touched.add(name);
-            for (SwitchRecord r : Transitions.activeRecords(sc)) {
-              finished.add(
-                  Switches.finish(
-                      Switches.step(r, "rolled-back", 0, now, null),
-                      "rolled-back",
-                      now,
-                      Map.of("rollbackBy", "operator")));
-            }
-            ServiceControl restored = sc.restoreStable();
-            restored = Transitions.beginShift(restored, now);
-            restored =
-                Transitions.endShift(restored, cfg, now)
-                    .withCooldownUntil(now + cfg.traffic().cooldown().toMillis());
-            next = next.withService(name, restored);
-          }
-          if (touched.isEmpty()) {
-            return new Outcome(
-                cs, "rollback", service, "already at the last stable plan", Map.of());
-          }
-          return new Outcome(
-              next,
-              "rollback",
-              service,
-              "rolled back " + touched,
-              Map.of("services", touched),
-              finished);
-        });
+    return command(actor, reason, requestId, rollbackCommand(service), LocalAction.Kind.ROLLBACK);
+  }
+
+  /** Rolls {@code service} (every service when null) back to its last stable plan. */
+  private StateWriter.Command rollbackCommand(String service) {
+    return (cs, now) -> {
+      List<String> names;
+      if (service == null) {
+        names = new ArrayList<>(PlanProjection.services(store.current().config()).keySet());
+      } else {
+        names = List.of(serviceName(service));
+        serviceConfig(names.get(0));
+      }
+      ControlState next = cs;
+      List<SwitchRecord> finished = new ArrayList<>();
+      List<String> touched = new ArrayList<>();
+      for (String name : names) {
+        ServiceConfig cfg = serviceConfig(name);
+        ServiceControl sc = cs.service(name);
+        boolean atStable =
+            !sc.shifting()
+                && sc.pending() == null
+                && sc.weights().equals(sc.stableWeights())
+                && sc.shifts().equals(sc.stableShifts());
+        if (atStable) {
+          continue;
+        }
+        touched.add(name);
+        for (SwitchRecord r : Transitions.activeRecords(sc)) {
+          finished.add(
+              Switches.finish(
+                  Switches.step(r, "rolled-back", 0, now, null),
+                  "rolled-back",
+                  now,
+                  Map.of("rollbackBy", "operator")));
+        }
+        ServiceControl restored = sc.restoreStable();
+        restored = Transitions.beginShift(restored, now);
+        restored =
+            Transitions.endShift(restored, cfg, now)
+                .withCooldownUntil(now + cfg.traffic().cooldown().toMillis());
+        next = next.withService(name, restored);
+      }
+      if (touched.isEmpty()) {
+        return new Outcome(cs, "rollback", service, "already at the last stable plan", Map.of());
+      }
+      return new Outcome(
+          next,
+          "rollback",
+          service,
+          "rolled back " + touched,
+          Map.of("services", touched),
+          finished);
+    };
   }
 
   @Override
@@ -392,50 +436,52 @@ public final class TrafficController implements ControlPlane {
         actor,
         reason,
         requestId,
-        (cs, now) -> {
-          String action = frozen ? "freeze" : "unfreeze";
-          if (service == null) {
-            if (cs.frozen() == frozen) {
-              return new Outcome(
-                  cs, action, null, "already " + (frozen ? "frozen" : "unfrozen"), Map.of());
-            }
-            ControlState next = cs.withFrozen(frozen);
-            List<String> held = new ArrayList<>();
-            if (!frozen) {
-              for (String name : PlanProjection.services(store.current().config()).keySet()) {
-                next = releaseHeld(next, name, now, held);
-              }
-            }
-            return new Outcome(
-                next,
-                action,
-                null,
-                "global " + action + heldNote(held),
-                held.isEmpty()
-                    ? Map.of("scope", "global")
-                    : Map.of("scope", "global", "held", held));
-          }
-          String name = serviceName(service);
-          serviceConfig(name);
-          ServiceControl sc = cs.service(name);
-          if (sc.frozen() == frozen) {
-            return new Outcome(
-                cs, action, name, "already " + (frozen ? "frozen" : "unfrozen"), Map.of());
-          }
-          ControlState next = cs.withService(name, sc.withFrozen(frozen));
-          List<String> held = new ArrayList<>();
-          if (!frozen) {
+        freezeCommand(service, frozen),
+        frozen ? LocalAction.Kind.FREEZE : null);
+  }
+
+  /** Freezes or unfreezes {@code service} (everything when null). */
+  private StateWriter.Command freezeCommand(String service, boolean frozen) {
+    return (cs, now) -> {
+      String action = frozen ? "freeze" : "unfreeze";
+      if (service == null) {
+        if (cs.frozen() == frozen) {
+          return new Outcome(
+              cs, action, null, "already " + (frozen ? "frozen" : "unfrozen"), Map.of());
+        }
+        ControlState next = cs.withFrozen(frozen);
+        List<String> held = new ArrayList<>();
+        if (!frozen) {
+          for (String name : PlanProjection.services(store.current().config()).keySet()) {
             next = releaseHeld(next, name, now, held);
           }
-          return new Outcome(
-              next,
-              action,
-              name,
-              name + " " + action + heldNote(held),
-              held.isEmpty()
-                  ? Map.of("scope", "service")
-                  : Map.of("scope", "service", "held", held));
-        });
+        }
+        return new Outcome(
+            next,
+            action,
+            null,
+            "global " + action + heldNote(held),
+            held.isEmpty() ? Map.of("scope", "global") : Map.of("scope", "global", "held", held));
+      }
+      String name = serviceName(service);
+      serviceConfig(name);
+      ServiceControl sc = cs.service(name);
+      if (sc.frozen() == frozen) {
+        return new Outcome(
+            cs, action, name, "already " + (frozen ? "frozen" : "unfrozen"), Map.of());
+      }
+      ControlState next = cs.withService(name, sc.withFrozen(frozen));
+      List<String> held = new ArrayList<>();
+      if (!frozen) {
+        next = releaseHeld(next, name, now, held);
+      }
+      return new Outcome(
+          next,
+          action,
+          name,
+          name + " " + action + heldNote(held),
+          held.isEmpty() ? Map.of("scope", "service") : Map.of("scope", "service", "held", held));
+    };
   }
 
   @Override
@@ -701,7 +747,17 @@ public final class TrafficController implements ControlPlane {
   /** Runs an operator command; what it began counts its gate evidence from this moment. */
   private CommandResult command(Actor actor, String reason, String requestId, StateWriter.Command c)
       throws CommandRejectedException {
-    CommandResult r = writer.command(actor, reason, requestId, c);
+    return command(actor, reason, requestId, c, null);
+  }
+
+  /**
+   * Like {@link #command(Actor, String, String, StateWriter.Command)}, for a safety action a node
+   * cut off from the cluster still applies on its own ({@code safety} null for any other).
+   */
+  private CommandResult command(
+      Actor actor, String reason, String requestId, StateWriter.Command c, LocalAction.Kind safety)
+      throws CommandRejectedException {
+    CommandResult r = writer.command(actor, reason, requestId, c, safety);
     if (r.changed()) {
       for (String name : writer.state().services().keySet()) {
         steps.beginEvidence(name);

@@ -12,6 +12,7 @@ import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.store.DiskWrites;
 import io.sluice.core.store.FileDurableLog;
+import io.sluice.core.store.SharedStateLog;
 import io.sluice.core.store.StoreUnavailableException;
 import java.io.Closeable;
 import java.io.IOException;
@@ -27,21 +28,32 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Opens the durable traffic state under a state directory ({@code traffic/} journal and snapshot,
  * {@code audit/} log, {@code switches.jsonl}), restores it into the snapshot store, and runs the
- * controller: a tick every {@code tickInterval} and one as soon as the health view changes.
+ * controller: a tick every {@code tickInterval} and one as soon as the health view changes. A node
+ * of a cluster shares its operator state through a {@link SharedStateLog} (the state directory then
+ * holds this node's copy of it).
  */
 public final class TrafficSystem implements Closeable {
+  // How often a cluster node checks the shared store beyond the records it is told about.
+  private static final Duration SYNC_INTERVAL = Duration.ofSeconds(1);
   private final FileDurableLog log;
   private final FileAuditLog audit;
   private final SwitchLog switches;
   private final TrafficController controller;
   private final ScheduledExecutorService scheduler;
+  // Follows the cluster's shared state; null on a single node.
+  private final ClusterSync sync;
 
   private TrafficSystem(
-      FileDurableLog log, FileAuditLog audit, SwitchLog switches, TrafficController controller) {
+      FileDurableLog log,
+      FileAuditLog audit,
+      SwitchLog switches,
+      TrafficController controller,
+      ClusterSync sync) {
     this.log = log;
     this.audit = audit;
     this.switches = switches;
     this.controller = controller;
+    this.sync = sync;
     this.scheduler =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -99,6 +111,64 @@ public final class TrafficSystem implements Closeable {
       ShareEstimator shares,
       DiskWrites writes)
       throws IOException {
+    return openManual(store, stateDir, ticker, metrics, external, shares, writes, null);
+  }
+
+  /**
+   * Opens a node of a cluster without starting the controller's ticks: the local journal's state is
+   * published first (a node started while the shared store is unreachable serves it), then the node
+   * catches up with {@code shared} and follows it on a thread of its own, checking the store every
+   * second.
+   */
+  public static TrafficSystem openManualClustered(
+      SnapshotStore store,
+      Path stateDir,
+      Ticker ticker,
+      GslbMetrics metrics,
+      ExternalMetric external,
+      SharedStateLog shared)
+      throws IOException {
+    return openManual(
+        store, stateDir, ticker, metrics, external, ShareEstimator.NONE, DiskWrites.DIRECT, shared);
+  }
+
+  /**
+   * Opens a node of a cluster whose operator state is shared through {@code shared} (see {@link
+   * #openManualClustered}) and starts the controller as {@link #open(SnapshotStore, Path, Ticker,
+   * GslbMetrics, ShareEstimator)} does.
+   */
+  public static TrafficSystem openClustered(
+      SnapshotStore store,
+      Path stateDir,
+      Ticker ticker,
+      GslbMetrics metrics,
+      ShareEstimator shares,
+      SharedStateLog shared)
+      throws IOException {
+    TrafficSystem sys =
+        openManual(
+            store,
+            stateDir,
+            ticker,
+            metrics,
+            new PrometheusMetric(),
+            shares,
+            DiskWrites.DIRECT,
+            shared);
+    sys.start(store, Duration.ofSeconds(1));
+    return sys;
+  }
+
+  private static TrafficSystem openManual(
+      SnapshotStore store,
+      Path stateDir,
+      Ticker ticker,
+      GslbMetrics metrics,
+      ExternalMetric external,
+      ShareEstimator shares,
+      DiskWrites writes,
+      SharedStateLog shared)
+      throws IOException {
     ObjectMapper json = mapper();
     FileDurableLog log = FileDurableLog.open(stateDir.resolve("traffic"), 1000, writes);
     FileAuditLog audit = null;
@@ -110,8 +180,13 @@ public final class TrafficSystem implements Closeable {
       store.resumeVersions(log.versionsReserved(), log::reserveVersions);
       TrafficController c =
           new TrafficController(
-              store, log, audit, switches, ticker, metrics, external, shares, json);
-      return new TrafficSystem(log, audit, switches, c);
+              store, log, audit, switches, ticker, metrics, external, shares, json, shared);
+      ClusterSync sync = null;
+      if (shared != null) {
+        sync = new ClusterSync(shared, c.writer());
+        sync.start(SYNC_INTERVAL);
+      }
+      return new TrafficSystem(log, audit, switches, c, sync);
     } catch (IOException | RuntimeException e) {
       log.close();
       if (audit != null) {
@@ -209,6 +284,9 @@ public final class TrafficSystem implements Closeable {
   public void close() throws IOException {
     // No interrupt: a step in progress finishes its write instead of being cut off.
     scheduler.shutdown();
+    if (sync != null) {
+      sync.close();
+    }
     try {
       if (!scheduler.awaitTermination(10, TimeUnit.SECONDS)) {
         scheduler.shutdownNow();

@@ -7,6 +7,7 @@ import io.sluice.core.control.AuditQuery;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.testing.AckingChild;
 import io.sluice.core.testing.ManualTicker;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -68,21 +69,10 @@ class CrashRecoveryTest {
     int acked = 0;
     int done = 0;
     for (; done < kills && System.nanoTime() < deadline; done++) {
-      Process p =
-          new ProcessBuilder(
-                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                  "-XX:TieredStopAtLevel=1",
-                  "-XX:+UseSerialGC",
-                  "-Xmx64m",
-                  "-cp",
-                  System.getProperty("java.class.path"),
-                  CrashChild.class.getName(),
-                  dir.toString())
-              .redirectErrorStream(true)
-              .start();
+      Process p = AckingChild.start(CrashChild.class, dir.toString());
       try (BufferedReader in =
           new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        String first = protocolLine(in);
+        String first = AckingChild.protocolLine(in, new StringBuilder());
         assertTrue(first != null && first.startsWith("restored "), "child said: " + first);
         String[] parts = first.split(" ");
         int restored = Integer.parseInt(parts[1]);
@@ -92,23 +82,7 @@ class CrashRecoveryTest {
         acked = restored;
         // Kill after a random number of acknowledgements, sometimes mid-command.
         int target = random.nextInt(8);
-        String line;
-        while (target-- > 0 && (line = protocolLine(in)) != null) {
-          assertTrue(line.startsWith("ack "), "child said: " + line);
-          acked = Integer.parseInt(line.substring(4));
-        }
-        if (random.nextBoolean()) {
-          Thread.sleep(random.nextInt(3));
-        }
-        // SIGKILL through the process handle: unlike Process.destroyForcibly() it leaves the pipe
-        // open, so acknowledgements printed just before the kill are still read below.
-        p.toHandle().destroyForcibly();
-        // Acknowledgements already printed before the kill count as well.
-        while ((line = in.readLine()) != null) {
-          if (line.startsWith("ack ")) {
-            acked = Integer.parseInt(line.substring(4));
-          }
-        }
+        acked = AckingChild.killAfter(p, in, target, random, 3, acked, new StringBuilder());
       } finally {
         p.destroyForcibly();
         assertTrue(p.waitFor(10, TimeUnit.SECONDS));
@@ -116,17 +90,6 @@ class CrashRecoveryTest {
     }
     assertEquals(kills, done, "kills within the time bound");
     return acked;
-  }
-
-  /** The next line of the child's protocol, skipping its log output (stderr is merged). */
-  private static String protocolLine(BufferedReader in) throws java.io.IOException {
-    String line;
-    while ((line = in.readLine()) != null) {
-      if (line.startsWith("restored ") || line.startsWith("ack ")) {
-        return line;
-      }
-    }
-    return null;
   }
 
   private static void verifyRestart(Path dir, int acked) throws Exception {

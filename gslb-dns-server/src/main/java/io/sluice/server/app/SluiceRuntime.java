@@ -4,6 +4,7 @@ import io.sluice.admin.cli.NodeRecord;
 import io.sluice.admin.metrics.DivergenceMeters;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.admin.rest.AdminServer;
+import io.sluice.cluster.ClusterHealth;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
@@ -11,6 +12,7 @@ import io.sluice.core.divergence.PeriodicDivergenceCheck;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.spi.ClusterMembers;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.OpinionExchange;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.ConfigPublisher;
@@ -47,7 +49,11 @@ public final class SluiceRuntime implements AutoCloseable {
   private final AdminServer admin;
   private final PoolLoadFeed loads;
   private final Path stateDir;
-  private final PeriodicDivergenceCheck divergence;
+  private ClusterHealth clusterHealth;
+  // The node's link to etcd; null on a single node.
+  private ClusterConnection cluster;
+  // The periodic answer-divergence check; null on a single node.
+  private PeriodicDivergenceCheck divergence;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -56,10 +62,8 @@ public final class SluiceRuntime implements AutoCloseable {
       SluiceNode node,
       AdminServer admin,
       PoolLoadFeed loads,
-      PeriodicDivergenceCheck divergence,
       Path stateDir) {
     this.metrics = metrics;
-    this.divergence = divergence;
     this.traffic = traffic;
     this.probes = probes;
     this.node = node;
@@ -110,16 +114,30 @@ public final class SluiceRuntime implements AutoCloseable {
     SluiceNode node = null;
     AdminServer admin = null;
     PoolLoadFeed loads = null;
+    ClusterHealth clusterHealth = null;
+    ClusterConnection cluster = null;
     PeriodicDivergenceCheck divergence = null;
     // The nodes of this node's cluster; none until the node registry lists them.
     ClusterMembers members = ClusterMembers.NONE;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
-      traffic = TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner);
+      // A cluster node shares its operator state through etcd; its state directory keeps its copy.
+      cluster = ClusterConnection.open(config);
+      traffic =
+          cluster == null
+              ? TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner)
+              : TrafficSystem.openClustered(
+                  store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner, cluster.state());
+      // In a cluster the verdicts come from the quorum over every node's opinions, shared on etcd.
+      OpinionExchange opinions = OpinionExchange.NONE;
+      if (config.clustered()) {
+        clusterHealth = ClusterHealth.open(config);
+        opinions = clusterHealth.opinions();
+      }
       // Verdicts go out with the controller's reaction to them, in one snapshot.
       probes =
           ProbeService.start(
-              store, traffic.healthPublisher(), traffic.auditSink(), gslb, Ticker.SYSTEM);
+              store, traffic.healthPublisher(), traffic.auditSink(), gslb, Ticker.SYSTEM, opinions);
       loads =
           PoolLoadFeed.create(
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
@@ -155,10 +173,18 @@ public final class SluiceRuntime implements AutoCloseable {
         DivergenceMeters.register(metrics.registry(), divergence);
       }
       recordAddresses(config, node, admin);
-      return new SluiceRuntime(
-          metrics, traffic, probes, node, admin, loads, divergence, config.stateDirectory());
+      SluiceRuntime runtime =
+          new SluiceRuntime(metrics, traffic, probes, node, admin, loads, config.stateDirectory());
+      runtime.clusterHealth = clusterHealth;
+      runtime.cluster = cluster;
+      runtime.divergence = divergence;
+      return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
-      new SluiceRuntime(metrics, traffic, probes, node, admin, loads, divergence, null).close();
+      SluiceRuntime partial = new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null);
+      partial.clusterHealth = clusterHealth;
+      partial.cluster = cluster;
+      partial.divergence = divergence;
+      partial.close();
       throw e;
     }
   }
@@ -247,8 +273,14 @@ public final class SluiceRuntime implements AutoCloseable {
     if (probes != null) {
       closeQuietly("probes", probes);
     }
+    if (clusterHealth != null) {
+      closeQuietly("health opinion exchange", clusterHealth);
+    }
     if (traffic != null) {
       closeQuietly("traffic system", traffic);
+    }
+    if (cluster != null) {
+      closeQuietly("etcd connection", cluster);
     }
     closeQuietly("metrics", metrics);
   }

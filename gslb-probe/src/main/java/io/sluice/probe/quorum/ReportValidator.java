@@ -49,7 +49,7 @@ public final class ReportValidator {
           "vantage: must be 1..64 letters, digits, '.', '_' or '-', was "
               + (r.vantage() == null ? "missing" : "'" + r.vantage() + "'"));
     }
-    if (r.vantage().equals(config.probes().vantage())) {
+    if (r.vantage().equals(config.localVantage())) {
       throw new IllegalArgumentException(
           "vantage: '" + r.vantage() + "' is this node's own vantage name");
     }

@@ -37,6 +37,22 @@ class ReportValidatorTest {
 
   private static final Result OK = new Result("p1/a", "fullLink", true, 3.2, null);
 
+  @Test
+  void inAClusterTheNodeNameIsTheOwnVantage() throws Exception {
+    SluiceConfig c =
+        ConfigLoader.parse(
+            YAML + "cluster: { node: fra-1, etcd: { endpoints: [\"http://127.0.0.1:2379\"] } }\n",
+            "t.yaml",
+            Path.of("."));
+    ReportValidator v = new ReportValidator(c);
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> v.validate(new ProbeReport("fra-1", NOW, List.of(OK)), NOW));
+    assertEquals("vantage: 'fra-1' is this node's own vantage name", e.getMessage());
+    v.validate(new ProbeReport("node-a", NOW, List.of(OK)), NOW);
+  }
+
   record Case(String name, ProbeReport report, String error) {
     @Override
     public String toString() {
