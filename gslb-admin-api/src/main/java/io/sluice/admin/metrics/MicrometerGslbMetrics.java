@@ -5,6 +5,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.RateLimitAction;
+import io.sluice.core.spi.RateLimitKind;
 import io.sluice.core.spi.TcpCloseReason;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -54,6 +56,12 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final Timer dnsDurationTcp;
   private final Counter[] tcpClosed;
   private final AtomicLong tcpOpen = new AtomicLong();
+
+  /** Rate limited responses by kind: all of them, then those slipped and those dropped. */
+  private final Counter[] rrlLimited;
+
+  private final Counter[] rrlSlipped;
+  private final Counter[] rrlDropped;
   private final MeterCache<Counter> answers;
   private final MeterCache<RegionCounters> regionAnswers;
   private final MeterCache<Counter> probeChecks;
@@ -100,6 +108,12 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
               .tags("reason", r.label())
               .register(registry);
     }
+    rrlLimited =
+        rrlCounters(
+            registry, "limited", "UDP responses over their rate limit (also in log-only mode)");
+    rrlSlipped =
+        rrlCounters(registry, "slipped", "rate limited UDP responses sent truncated (TC=1)");
+    rrlDropped = rrlCounters(registry, "dropped", "rate limited UDP responses not sent");
     Gauge.builder("sluice.dns.tcp.connections", tcpOpen, AtomicLong::get)
         .description("TCP DNS connections open")
         .register(registry);
@@ -265,6 +279,30 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   public void dnsQuery(String zone, int qtype, int rcode, boolean tcp, long nanos) {
     dnsRequests.get(zone, qtype, rcode, tcp).increment();
     (tcp ? dnsDurationTcp : dnsDurationUdp).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** One counter per answer kind, registered at zero so dashboards see the series from start. */
+  private static Counter[] rrlCounters(MeterRegistry registry, String what, String description) {
+    RateLimitKind[] kinds = RateLimitKind.values();
+    Counter[] counters = new Counter[kinds.length];
+    for (RateLimitKind k : kinds) {
+      counters[k.ordinal()] =
+          Counter.builder("sluice.dns.rrl." + what)
+              .description(description)
+              .tags("kind", k.label())
+              .register(registry);
+    }
+    return counters;
+  }
+
+  @Override
+  public void dnsRateLimited(RateLimitKind kind, RateLimitAction action) {
+    rrlLimited[kind.ordinal()].increment();
+    switch (action) {
+      case SLIPPED -> rrlSlipped[kind.ordinal()].increment();
+      case DROPPED -> rrlDropped[kind.ordinal()].increment();
+      case LOGGED -> {}
+    }
   }
 
   @Override

@@ -17,7 +17,9 @@ public record DnsConfig(
     Duration tcpMessageTimeout,
     Integer socketBufferBytes,
     ChaosConfig chaos,
-    String nsid) {
+    String nsid,
+    RrlConfig rrl,
+    CookieConfig cookies) {
 
   public DnsConfig {
     listen = listen == null ? List.of("127.0.0.1", "::1") : List.copyOf(listen);
@@ -31,10 +33,13 @@ public record DnsConfig(
     tcpMessageTimeout = tcpMessageTimeout == null ? Duration.ofSeconds(3) : tcpMessageTimeout;
     socketBufferBytes = socketBufferBytes == null ? 4 * 1024 * 1024 : socketBufferBytes;
     chaos = chaos == null ? new ChaosConfig(null, null) : chaos;
+    rrl = rrl == null ? RrlConfig.defaults() : rrl;
+    cookies = cookies == null ? CookieConfig.defaults() : cookies;
   }
 
   public static DnsConfig defaults() {
-    return new DnsConfig(null, null, null, null, null, null, null, null, null, null, null);
+    return new DnsConfig(
+        null, null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   /** The same settings on another port (a command-line override). */
@@ -50,7 +55,9 @@ public record DnsConfig(
         tcpMessageTimeout,
         socketBufferBytes,
         chaos,
-        nsid);
+        nsid,
+        rrl,
+        cookies);
   }
 
   /** The same settings on other addresses (a command-line override). */
@@ -66,7 +73,9 @@ public record DnsConfig(
         tcpMessageTimeout,
         socketBufferBytes,
         chaos,
-        nsid);
+        nsid,
+        rrl,
+        cookies);
   }
 
   /** The same settings with another number of worker threads. */
@@ -82,7 +91,9 @@ public record DnsConfig(
         tcpMessageTimeout,
         socketBufferBytes,
         chaos,
-        nsid);
+        nsid,
+        rrl,
+        cookies);
   }
 
   void validate(String path, Problems p) {
@@ -112,6 +123,8 @@ public record DnsConfig(
       p.add(Problems.child(path, "tcpMessageTimeout"), "must be positive");
     }
     p.range(Problems.child(path, "socketBufferBytes"), socketBufferBytes, 0, 256 * 1024 * 1024);
+    rrl.validate(Problems.child(path, "rrl"), p);
+    cookies.validate(Problems.child(path, "cookies"), p);
     if (nsid != null) {
       String problem = nsidProblem(nsid);
       if (problem != null) {

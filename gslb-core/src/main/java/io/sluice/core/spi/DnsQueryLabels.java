@@ -7,8 +7,8 @@ import java.util.List;
  * The bounded label values of the DNS query metrics. A client chooses its query type and, through
  * malformed or unusual queries, much of what reaches the metrics; so every value is mapped onto a
  * small fixed set here: query types the server knows by name (the rest are {@code other}) and the
- * sixteen header rcodes plus {@code BADVERS} and {@code DROPPED}. Metrics backends index tables of
- * meters by these small integers instead of looking labels up per query.
+ * sixteen header rcodes plus {@code BADVERS}, {@code BADCOOKIE} and {@code DROPPED}. Metrics
+ * backends index tables of meters by these small integers instead of looking labels up per query.
  */
 public final class DnsQueryLabels {
   /** The query type reported for a query without a question. */
@@ -21,6 +21,7 @@ public final class DnsQueryLabels {
   public static final String OTHER = "other";
 
   private static final int BADVERS = 16;
+  private static final int BADCOOKIE = 23;
 
   /** Types known by name (the mnemonics of RFC 1035 and later, as dig prints them), by number. */
   private static final Object[][] KNOWN_TYPES = {
@@ -84,7 +85,10 @@ public final class DnsQueryLabels {
   /** Every query-type label: {@code ""} (no question), the known types, {@code other}. */
   public static final List<String> QTYPES;
 
-  /** Every rcode label: the sixteen header rcodes, {@code BADVERS}, {@code DROPPED}. */
+  /**
+   * Every rcode label: the sixteen header rcodes, {@code BADVERS}, {@code BADCOOKIE}, {@code
+   * DROPPED}.
+   */
   public static final List<String> RCODES =
       List.of(
           "NOERROR",
@@ -104,6 +108,7 @@ public final class DnsQueryLabels {
           "RESERVED14",
           "RESERVED15",
           "BADVERS",
+          "BADCOOKIE",
           "DROPPED");
 
   private static final byte[] QTYPE_INDEX = new byte[258];
@@ -130,8 +135,11 @@ public final class DnsQueryLabels {
     return qtype >= 0 && qtype < QTYPE_INDEX.length ? QTYPE_INDEX[qtype] : QTYPES.size() - 1;
   }
 
-  /** The index in {@link #RCODES} of {@code rcode}: 0..16, or {@link #DROPPED}. */
+  /** The index in {@link #RCODES} of {@code rcode}: 0..16, BADCOOKIE (23), or {@link #DROPPED}. */
   public static int rcodeIndex(int rcode) {
+    if (rcode == BADCOOKIE) {
+      return BADVERS + 1;
+    }
     return rcode >= 0 && rcode <= BADVERS ? rcode : RCODES.size() - 1;
   }
 }

@@ -13,8 +13,8 @@ public interface GslbMetrics {
   /**
    * One DNS query answered, or dropped. {@code zone} is the origin of a served zone, or {@code ""};
    * {@code qtype} is the wire query type or {@link DnsQueryLabels#NO_QUESTION}; {@code rcode} the
-   * extended rcode (0..16) or {@link DnsQueryLabels#DROPPED}. The client chooses the query type, so
-   * implementations label it only through {@link DnsQueryLabels}.
+   * extended rcode (0..16, 23 BADCOOKIE) or {@link DnsQueryLabels#DROPPED}. The client chooses the
+   * query type, so implementations label it only through {@link DnsQueryLabels}.
    */
   default void dnsQuery(String zone, int qtype, int rcode, boolean tcp, long nanos) {}
 
@@ -23,6 +23,12 @@ public interface GslbMetrics {
 
   /** The number of open TCP DNS connections changed to {@code open}. */
   default void dnsTcpOpen(int open) {}
+
+  /**
+   * Response rate limiting found a UDP response of {@code kind} over its limit and did {@code
+   * action} with it.
+   */
+  default void dnsRateLimited(RateLimitKind kind, RateLimitAction action) {}
 
   /** One service answer naming a pool; {@code nearest} when the pool is in the client's region. */
   default void serviceAnswer(String service, String pool, boolean nearest) {}

@@ -2,6 +2,7 @@ package io.sluice.core.config;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -58,6 +59,56 @@ class ConfigLoaderTest {
     assertArrayEquals(
         new byte[] {0x01, (byte) 0xab},
         parse("dns: { nsid: \"0x01AB\" }\n" + ZONE).dns().nsidBytes());
+  }
+
+  @Test
+  void rateLimitingAndCookiesAreOffByDefault() throws Exception {
+    DnsConfig dns = parse(ZONE).dns();
+    assertFalse(dns.rrl().enabled());
+    assertFalse(dns.cookies().enabled());
+    assertEquals(200, dns.rrl().responsesPerSecond());
+    assertEquals(Duration.ofSeconds(15), dns.rrl().window());
+    assertEquals(2, dns.rrl().slip());
+    assertEquals("cookie.secret", dns.cookies().secretFile());
+    // Writing a section turns it on; enabled: false is the off-switch.
+    DnsConfig written =
+        parse("dns: { rrl: { slip: 1 }, cookies: { require: true } }\n" + ZONE).dns();
+    assertTrue(written.rrl().enabled());
+    assertTrue(written.cookies().enabled());
+    DnsConfig off =
+        parse("dns: { rrl: { enabled: false }, cookies: { enabled: false } }\n" + ZONE).dns();
+    assertFalse(off.rrl().enabled());
+    assertFalse(off.cookies().enabled());
+  }
+
+  @Test
+  void everyRateLimitProblemIsNamedAtOnce() {
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                parse(
+                    "dns:\n  rrl: { enabled: true, responsesPerSecond: 0, nxdomainsPerSecond:"
+                        + " 20000, window: 1500ms, slip: 11, ipv4PrefixLength: 33,"
+                        + " ipv6PrefixLength: 8, tableSize: 1000 }\n"
+                        + "  cookies: { enabled: false, require: true, secretFile: a,"
+                        + " previousSecretFile: a }\n"
+                        + ZONE));
+    String m = e.getMessage();
+    for (String expected :
+        List.of(
+            "dns.rrl.responsesPerSecond: must be 1..10000, was 0",
+            "dns.rrl.nxdomainsPerSecond: must be 1..10000, was 20000",
+            "dns.rrl.window: must be whole seconds from 1s to 60s",
+            "dns.rrl.slip: must be 0..10, was 11",
+            "dns.rrl.ipv4PrefixLength: must be 8..32, was 33",
+            "dns.rrl.ipv6PrefixLength: must be 16..128, was 8",
+            "dns.rrl.tableSize: must be a power of two, was 1000",
+            "dns.rrl.tableSize: must be 1024..16777216, was 1000",
+            "dns.cookies.require: needs enabled: true",
+            "dns.cookies.previousSecretFile: must differ from secretFile")) {
+      assertTrue(m.contains(expected), expected + " not in:\n" + m);
+    }
   }
 
   @Test

@@ -45,8 +45,31 @@ final class Query {
   /** The encoded NSID option the response carries; null when none (not asked or not set). */
   byte[] nsid;
 
+  /**
+   * Where the first COOKIE option's data (RFC 7873) starts in the packet, and its length; 0 when
+   * the query carried none. Its length is already known to be 8 or 16 to 40.
+   */
+  int cookieAt;
+
+  int cookieLength;
+
+  /** The query presented a server cookie this server made (RFC 9018): it bypasses rate limits. */
+  boolean cookieValid;
+
+  /** The query needed a valid server cookie and had none: the response is BADCOOKIE. */
+  boolean badCookie;
+
+  /** The encoded COOKIE option the response carries; null when none. */
+  byte[] cookie;
+
   /** The encoded Extended DNS Error option (RFC 8914) the response carries; null when none. */
   byte[] ede;
+
+  /**
+   * The answer was not one of the zone's own names (a wildcard, DNAME or referral answer): rate
+   * limiting counts such answers per zone, so random names cannot each get a budget.
+   */
+  boolean synthesized;
 
   /** The zone that answered, for metrics; null when none did. */
   Zone zone;

@@ -13,7 +13,6 @@ import org.xbill.DNS.WireParseException;
 final class QueryParser {
   static final int OPT = 41;
   private static final int OPTION_ECS = 8;
-  private static final int OPTION_COOKIE = 10;
 
   private QueryParser() {}
 
@@ -117,9 +116,15 @@ final class QueryParser {
       if (code == OPTION_ECS && !parseEcs(q, b, data, olen)) {
         return false;
       }
-      // RFC 7873 §5.2.2: a client cookie is 8 bytes, a server cookie 8 to 32 more.
-      if (code == OPTION_COOKIE && olen != 8 && (olen < 16 || olen > 40)) {
-        return false;
+      if (code == ServerCookies.OPTION) {
+        // RFC 7873 §5.2.2: a client cookie is 8 bytes, a server cookie 8 to 32 more.
+        if (olen != 8 && (olen < 16 || olen > 40)) {
+          return false;
+        }
+        if (q.cookieAt == 0) {
+          q.cookieAt = data;
+          q.cookieLength = olen;
+        }
       }
       if (code == EdnsOptions.NSID && olen == 0) {
         q.nsidRequested = true;

@@ -6,6 +6,7 @@ import io.sluice.core.spi.ClientInfo;
 import io.sluice.core.spi.Decision;
 import io.sluice.core.spi.DnsQueryLabels;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.dns.zone.Resolution;
@@ -44,6 +45,7 @@ public final class Responder {
   private static final AddressFamily[] A_THEN_AAAA = {AddressFamily.V4, AddressFamily.V6};
 
   private static final int BADVERS = 16;
+  private static final int BADCOOKIE = 23;
   private static final Name VERSION_BIND = Name.fromConstantString("version.bind.");
   private static final Name VERSION_SERVER = Name.fromConstantString("version.server.");
   private static final Name ID_SERVER = Name.fromConstantString("id.server.");
@@ -57,6 +59,10 @@ public final class Responder {
   private final GslbMetrics metrics;
   private final SnapshotStore store;
   private final ServedZones fallback;
+  private final Ticker ticker;
+
+  /** Response rate limiting; its table is sized at start and kept across reloads. */
+  private final ResponseRateLimit rateLimit;
 
   /**
    * A responder following {@code store}: each query reads one snapshot and answers from the zone
@@ -67,10 +73,28 @@ public final class Responder {
    */
   public Responder(
       SnapshotStore store, ServedZones fallback, AnswerPlanner planner, GslbMetrics metrics) {
+    this(store, fallback, planner, metrics, Ticker.SYSTEM);
+  }
+
+  /**
+   * As {@link #Responder(SnapshotStore, ServedZones, AnswerPlanner, GslbMetrics)}, reading time
+   * (rate limit buckets, cookie timestamps) from {@code ticker}. The rate limiting table gets the
+   * size the current configuration asks for; later reloads keep it.
+   */
+  public Responder(
+      SnapshotStore store,
+      ServedZones fallback,
+      AnswerPlanner planner,
+      GslbMetrics metrics,
+      Ticker ticker) {
     this.store = Objects.requireNonNull(store, "store");
     this.fallback = fallback;
     this.planner = planner;
     this.metrics = metrics;
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    this.rateLimit =
+        new ResponseRateLimit(
+            served(store.current()).settings.rateLimits().tableSize, ticker, metrics);
   }
 
   /** A responder serving fixed zone data {@code index} with {@code settings}, without a store. */
@@ -80,6 +104,8 @@ public final class Responder {
     this.fallback = ServedZones.build(index, settings);
     this.planner = planner;
     this.metrics = metrics;
+    this.ticker = Ticker.SYSTEM;
+    this.rateLimit = new ResponseRateLimit(settings.rateLimits().tableSize, ticker, metrics);
   }
 
   /** The zone data being served. */
@@ -117,17 +143,52 @@ public final class Responder {
           System.nanoTime() - start);
       return null;
     }
+    ResponderSettings settings = s.settings;
+    byte[] ip = null;
+    if (q.cookieAt != 0 && settings.cookies() != null) {
+      ip = client.getAddress();
+      cookie(settings, q, in, ip, transport);
+    }
     byte[] out = answer(snapshot, s, q, in, client, transport);
     boolean badvers =
         q.status == Query.OK && q.opcode == Opcode.QUERY && q.edns && q.ednsVersion != 0;
-    int rcode = badvers ? BADVERS : out[3] & 0x0f;
+    int rcode = badvers ? BADVERS : q.badCookie ? BADCOOKIE : out[3] & 0x0f;
+    // TCP proves the client's address, and so does a server cookie: neither is rate limited.
+    if (transport == Transport.UDP && settings.rateLimits().enabled && !q.cookieValid) {
+      out = rateLimit.apply(settings, q, in, out, rcode, client, ip);
+    }
     metrics.dnsQuery(
         q.zone == null ? "" : q.zone.originText(),
         q.hasQuestion() ? q.qtype : DnsQueryLabels.NO_QUESTION,
-        rcode,
+        out == null ? DnsQueryLabels.DROPPED : rcode,
         transport == Transport.TCP,
         System.nanoTime() - start);
     return out;
+  }
+
+  /**
+   * Handles the query's COOKIE option (RFC 7873 §5.2): checks its server cookie, and sets the
+   * option the response carries: the presented cookie when it is valid, current and young, else a
+   * fresh one. Over UDP, with cookies required, a query without a valid server cookie gets
+   * BADCOOKIE and that fresh cookie (§5.2.3, §5.2.4); otherwise it is answered as usual.
+   */
+  private void cookie(
+      ResponderSettings settings, Query q, byte[] in, byte[] ip, Transport transport) {
+    long now = ticker.currentTimeMillis() / 1000;
+    ServerCookies cookies = settings.cookies();
+    int check = cookies.check(in, q.cookieAt, q.cookieLength, ip, now);
+    q.cookieValid = check != ServerCookies.INVALID;
+    q.cookie =
+        cookies.option(in, q.cookieAt, q.cookieLength, ip, now, check == ServerCookies.REUSABLE);
+    // Only a query that would otherwise be answered gets BADCOOKIE: FORMERR, NOTIMP and BADVERS
+    // take precedence.
+    q.badCookie =
+        !q.cookieValid
+            && settings.requireCookie()
+            && transport == Transport.UDP
+            && q.status == Query.OK
+            && q.opcode == Opcode.QUERY
+            && q.ednsVersion == 0;
   }
 
   private byte[] answer(
@@ -150,6 +211,9 @@ public final class Responder {
     }
     if (q.edns && q.ednsVersion != 0) {
       return WireSplicer.bare(q, in, BADVERS & 0x0f, true, payload, BADVERS >>> 4);
+    }
+    if (q.badCookie) {
+      return WireSplicer.bare(q, in, BADCOOKIE & 0x0f, true, payload, BADCOOKIE >>> 4);
     }
     int limit =
         transport == Transport.TCP
@@ -191,6 +255,8 @@ public final class Responder {
       q.ede = EdnsOptions.EDE_NOT_AUTHORITATIVE;
       return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
     }
+    // Not a name of the zone's own: a wildcard, DNAME or referral answer, or a negative one.
+    q.synthesized = true;
     Template t = s.zoneCache.get(null, q.qname, q.qtype);
     if (t == null) {
       Resolution r = zone.resolve(q.qname, q.qtype);

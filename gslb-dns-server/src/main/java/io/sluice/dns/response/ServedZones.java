@@ -50,7 +50,7 @@ public final class ServedZones {
     return (config, source, running, out) ->
         out.put(
             ServedZones.class,
-            build(ZoneCompiler.compile(config, source), ResponderSettings.of(config.dns())));
+            build(ZoneCompiler.compile(config, source), ResponderSettings.of(config, source)));
   }
 
   /** The zone data. */

@@ -23,9 +23,12 @@ final class WireSplicer {
     return OPT_FIXED + optionsLength(q);
   }
 
-  /** The OPT RDATA length: ECS echoed, then the NSID and EDE options when set. */
+  /** The OPT RDATA length: ECS echoed, then the COOKIE, NSID and EDE options when set. */
   private static int optionsLength(Query q) {
     int n = q.ecsFamily == 0 ? 0 : ECS_FIXED + (q.ecsSource + 7) / 8;
+    if (q.cookie != null) {
+      n += q.cookie.length;
+    }
     if (q.nsid != null) {
       n += q.nsid.length;
     }
@@ -108,6 +111,17 @@ final class WireSplicer {
     return out;
   }
 
+  /**
+   * The response rate limiting sends instead of a limited one (its "slip"): header and question
+   * with TC=1 and the same {@code rcode}, no records, and the OPT record (with the server cookie,
+   * so the client can come back with it) when the query had a readable one.
+   */
+  static byte[] slipped(Query q, byte[] in, int rcode, int payload) {
+    byte[] out = bare(q, in, rcode & 0x0f, q.edns && q.status == Query.OK, payload, rcode >>> 4);
+    out[2] |= 0x02;
+    return out;
+  }
+
   private static void writeOpt(byte[] out, int at, Query q, int payload, int extRcode, int scope) {
     out[at] = 0;
     out[at + 1] = 0;
@@ -134,6 +148,10 @@ final class WireSplicer {
       out[o + 7] = (byte) scope;
       System.arraycopy(q.ecsAddress, 0, out, o + 8, addrLen);
       o += ECS_FIXED + addrLen;
+    }
+    if (q.cookie != null) {
+      System.arraycopy(q.cookie, 0, out, o, q.cookie.length);
+      o += q.cookie.length;
     }
     if (q.nsid != null) {
       System.arraycopy(q.nsid, 0, out, o, q.nsid.length);

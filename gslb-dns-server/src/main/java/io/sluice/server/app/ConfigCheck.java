@@ -7,6 +7,7 @@ import io.sluice.core.config.ConfigProblem;
 import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.TokenFile;
+import io.sluice.dns.response.CookieSecrets;
 import io.sluice.dns.zone.ZoneCompiler;
 import io.sluice.policy.PolicyPlanner;
 import java.io.IOException;
@@ -41,6 +42,8 @@ final class ConfigCheck {
     SluiceConfig config = parsed.config();
     if (config != null) {
       checkStateDir(config, problems);
+      // The start refuses unusable cookie secret files; check says so too, creating none.
+      CookieSecrets.check(config, problems);
       AdminServer.checkTls(config, problems);
     }
     List<ConfigProblem> all = merge(parsed.problems(), problems.list());

@@ -84,6 +84,9 @@ public final class FileConfigReloader implements ConfigReloader {
           || !config.dns().tcpMessageTimeout().equals(running.dns().tcpMessageTimeout())) {
         log.warn("dns TCP limits and timeouts take effect after a restart");
       }
+      if (!config.dns().rrl().tableSize().equals(running.dns().rrl().tableSize())) {
+        log.warn("dns.rrl.tableSize takes effect after a restart");
+      }
       long before = node.store().current().version();
       // Builds everything once and publishes it in one swap, or throws having changed nothing.
       Snapshot s = node.apply(config, file.toString());

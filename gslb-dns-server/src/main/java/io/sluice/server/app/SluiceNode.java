@@ -4,6 +4,7 @@ import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.spi.AnswerPlanner;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
@@ -51,9 +52,23 @@ public final class SluiceNode implements AutoCloseable {
       Function<SnapshotStore, AnswerPlanner> planners,
       GslbMetrics metrics)
       throws ConfigException, InterruptedException {
+    return start(config, name, planners, metrics, Ticker.SYSTEM);
+  }
+
+  /**
+   * As {@link #start(SluiceConfig, String, Function, GslbMetrics)}, with the responder reading time
+   * (rate limit buckets, cookie timestamps) from {@code ticker}.
+   */
+  public static SluiceNode start(
+      SluiceConfig config,
+      String name,
+      Function<SnapshotStore, AnswerPlanner> planners,
+      GslbMetrics metrics,
+      Ticker ticker)
+      throws ConfigException, InterruptedException {
     ConfigPublisher publisher = new ConfigPublisher(List.of(ServedZones.compiler()));
     SnapshotStore store = new SnapshotStore(publisher.initial(config, name));
-    return start(store, publisher, planners.apply(store), metrics);
+    return start(store, publisher, null, planners.apply(store), metrics, ticker);
   }
 
   /**
@@ -70,8 +85,8 @@ public final class SluiceNode implements AutoCloseable {
       throws ConfigException, InterruptedException {
     ConfigPublisher publisher = new ConfigPublisher(List.of(ServedZones.compiler()));
     ServedZones zones =
-        ServedZones.build(ZoneCompiler.compile(config, name), ResponderSettings.of(config.dns()));
-    return start(store, publisher, zones, planner, metrics);
+        ServedZones.build(ZoneCompiler.compile(config, name), ResponderSettings.of(config, name));
+    return start(store, publisher, zones, planner, metrics, Ticker.SYSTEM);
   }
 
   /**
@@ -85,7 +100,7 @@ public final class SluiceNode implements AutoCloseable {
       throw new IllegalArgumentException("the store's snapshot was not built with the zones");
     }
     // No fallback: every snapshot carries its zones, and the first ones must not stay reachable.
-    return start(store, publisher, null, planner, metrics);
+    return start(store, publisher, null, planner, metrics, Ticker.SYSTEM);
   }
 
   private static SluiceNode start(
@@ -93,9 +108,10 @@ public final class SluiceNode implements AutoCloseable {
       ConfigPublisher publisher,
       ServedZones zones,
       AnswerPlanner planner,
-      GslbMetrics metrics)
+      GslbMetrics metrics,
+      Ticker ticker)
       throws InterruptedException {
-    Responder responder = new Responder(store, zones, planner, metrics);
+    Responder responder = new Responder(store, zones, planner, metrics, ticker);
     DnsServer server = DnsServer.start(store.current().config().dns(), responder, metrics);
     return new SluiceNode(store, publisher, responder, server, metrics);
   }

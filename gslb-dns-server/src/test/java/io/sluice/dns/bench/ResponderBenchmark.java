@@ -57,7 +57,7 @@ public class ResponderBenchmark {
     responder =
         new Responder(
             ZoneCompiler.compile(config, "bench"),
-            ResponderSettings.of(config.dns()),
+            ResponderSettings.of(config, "test"),
             new AllEndpointsPlanner(new SnapshotStore(Snapshot.initial(config))),
             GslbMetrics.NOOP);
     byte[] q =

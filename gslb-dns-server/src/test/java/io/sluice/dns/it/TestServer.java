@@ -4,6 +4,7 @@ import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.spi.AllEndpointsPlanner;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.Ticker;
 import io.sluice.server.app.SluiceNode;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -37,8 +38,20 @@ final class TestServer implements AutoCloseable {
   }
 
   static TestServer start(String yaml, Path baseDir, GslbMetrics metrics) throws Exception {
+    return start(yaml, baseDir, metrics, Ticker.SYSTEM);
+  }
+
+  /** A server whose responder reads time (rate limits, cookie timestamps) from {@code ticker}. */
+  static TestServer start(String yaml, Path baseDir, GslbMetrics metrics, Ticker ticker)
+      throws Exception {
     SluiceConfig config = ConfigLoader.parse(yaml, "test.yaml", baseDir);
-    return new TestServer(SluiceNode.start(config, "test.yaml", AllEndpointsPlanner::new, metrics));
+    return new TestServer(
+        SluiceNode.start(config, "test.yaml", AllEndpointsPlanner::new, metrics, ticker));
+  }
+
+  /** Applies {@code yaml} as a reload does: built whole, then swapped in. */
+  void reload(String yaml, Path baseDir) throws Exception {
+    node.apply(ConfigLoader.parse(yaml, "test.yaml", baseDir), "test.yaml");
   }
 
   int port() {

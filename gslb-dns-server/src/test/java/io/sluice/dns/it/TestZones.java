@@ -4,6 +4,19 @@ package io.sluice.dns.it;
 final class TestZones {
   private TestZones() {}
 
+  /** A small zone (ns1, www and mail with one address each), for tests of the DNS edge. */
+  static final String SMALL_ZONE =
+      """
+      zones:
+        - origin: example.test.
+          soa: { mname: ns1.example.test., rname: hostmaster.example.test., serial: 1 }
+          ns: [ns1.example.test.]
+          records:
+            - { name: ns1, type: A, data: 192.0.2.53 }
+            - { name: www, type: A, data: 192.0.2.80 }
+            - { name: mail, type: A, data: 192.0.2.25 }
+      """;
+
   static final String CONFIG =
       """
       dns:

@@ -34,6 +34,8 @@ class DnsQueryLabelsTest {
           Rcode.string(rcode), DnsQueryLabels.RCODES.get(DnsQueryLabels.rcodeIndex(rcode)));
     }
     assertEquals(
+        "BADCOOKIE", DnsQueryLabels.RCODES.get(DnsQueryLabels.rcodeIndex(Rcode.BADCOOKIE)));
+    assertEquals(
         "DROPPED", DnsQueryLabels.RCODES.get(DnsQueryLabels.rcodeIndex(DnsQueryLabels.DROPPED)));
   }
 }

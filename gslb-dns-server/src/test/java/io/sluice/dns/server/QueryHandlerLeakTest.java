@@ -52,7 +52,7 @@ class QueryHandlerLeakTest {
     responder =
         new Responder(
             ZoneCompiler.compile(config, "t.yaml"),
-            ResponderSettings.of(config.dns()),
+            ResponderSettings.of(config, "test"),
             new AllEndpointsPlanner(new SnapshotStore(Snapshot.initial(config))),
             GslbMetrics.NOOP);
   }

@@ -165,4 +165,51 @@ class CheckAgreesWithStartTest {
     assertEquals(Main.INVALID_CONFIG, empty.status(), empty.err());
     assertTrue(empty.err().contains("token file " + token + " is empty"), empty.err());
   }
+
+  @Test
+  void cookieSecretFilesTheStartRefusesFailCheckToo() throws Exception {
+    Path state = Files.createDirectories(dir.resolve("state"));
+    Path secret = state.resolve("cookie.secret");
+    Files.writeString(secret, "0123456789abcdef0123456789abcdef\n");
+    Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-r--r--"));
+    Path file = dir.resolve("sluice.yaml");
+    Files.writeString(
+        file,
+        """
+        dns:
+          listen: [127.0.0.1]
+          port: 0
+          cookies: { enabled: true, previousSecretFile: old.secret }
+        admin: { enabled: false }
+        stateDir: state
+        zones:
+          - origin: example.test.
+            soa: { mname: ns1.example.test., rname: h.example.test. }
+            ns: [ns1.example.test.]
+        """);
+    for (String command : new String[] {"check", "run"}) {
+      Outcome o = main(command, "--config", file.toString());
+      assertEquals(Main.INVALID_CONFIG, o.status(), command + ": " + o.err());
+      assertTrue(
+          o.err()
+              .contains(
+                  file
+                      + ": dns.cookies.secretFile: cannot use cookie secret: token file "
+                      + secret
+                      + " is accessible to other users (mode rw-r--r--)"),
+          command + ": " + o.err());
+      assertTrue(
+          o.err()
+              .contains(
+                  file
+                      + ": dns.cookies.previousSecretFile: file "
+                      + state.resolve("old.secret")
+                      + " does not exist"),
+          command + ": " + o.err());
+    }
+    // check creates no secret; the start creates a missing one (covered by CookieTest).
+    Files.delete(secret);
+    main("check", "--config", file.toString());
+    assertFalse(Files.exists(secret));
+  }
 }
