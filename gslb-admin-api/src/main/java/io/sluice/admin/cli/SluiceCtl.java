@@ -36,6 +36,7 @@ import picocli.CommandLine.ScopeType;
       ExplainCommand.class,
       ReloadCommand.class,
       VerifyCommand.class,
+      ClusterCommand.class,
       HashTokenCommand.class
     },
     footer = {

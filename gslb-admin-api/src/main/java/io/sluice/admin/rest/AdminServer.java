@@ -26,7 +26,6 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.sluice.admin.auth.FailedAuthLimiter;
-import io.sluice.admin.auth.Role;
 import io.sluice.admin.auth.TokenAuthenticator;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.core.config.AdminConfig;
@@ -85,6 +84,7 @@ public final class AdminServer implements AutoCloseable {
   private final JsonBodies bodies = new JsonBodies(ConfigLoader.jsonMapper());
   private final AdminHandler handler;
   private volatile boolean ready;
+  private volatile ClusterMembers cluster = ClusterMembers.NONE;
   private EventLoopGroup loop;
   private final ThreadPoolExecutor reads;
   private final ThreadPoolExecutor commands;
@@ -121,6 +121,7 @@ public final class AdminServer implements AutoCloseable {
     this.store = store;
     new ReadRoutes(store, control, explainer).register(router);
     new CommandRoutes(store, control, bodies).register(router);
+    new ClusterRoutes(() -> cluster, ticker).register(router);
     new SystemRoutes(
             store, reloader, probeSink, metrics, bodies, () -> ready, control::storeProblem)
         .register(router, config.metricsPublic());
@@ -188,19 +189,11 @@ public final class AdminServer implements AutoCloseable {
   }
 
   /**
-   * Adds {@code GET /api/v1/cluster}, the nodes {@code members} lists ({@code sluice ctl verify
-   * --all-nodes} reads it), unless a route already answers it; call before {@link #start()}.
+   * Shows {@code members} at {@code GET /api/v1/cluster} (a single node shows that it is not
+   * clustered).
    */
-  public synchronized AdminServer withClusterMembers(ClusterMembers members) {
-    if (channel != null) {
-      throw new IllegalStateException("routes are added before start()");
-    }
-    String path = API_PREFIX + "/cluster";
-    if (router.routes().stream()
-        .noneMatch(r -> r.method().equals("GET") && r.template().equals(path))) {
-      router.add(
-          "GET", path, Role.VIEWER, req -> ApiResponse.ok(Map.of("members", members.members())));
-    }
+  public AdminServer withCluster(ClusterMembers members) {
+    this.cluster = members;
     return this;
   }
 

@@ -18,6 +18,7 @@ import io.sluice.admin.testing.TestCertificate;
 import io.sluice.core.config.ConfigProblem;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.SwitchRecord;
+import io.sluice.core.spi.ClusterMembers;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -31,6 +32,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -120,6 +122,79 @@ class CtlTest {
     assertTrue(json.json().get("frozen").asBoolean());
     Run missing = run(VIEWER, "", false, "status", "nope.example.com");
     assertEquals(CtlMain.FAILED, missing.code());
+  }
+
+  /** Three nodes as a node's registry cache lists them: ns3 went away two minutes ago. */
+  static ClusterMembers threeNodes(long now) {
+    return new ClusterMembers() {
+      @Override
+      public List<Member> members() {
+        return List.of(
+            new Member("ns1", "eu", "192.0.2.1:53", "http://192.0.2.1:8053", false, 40, true, now),
+            new Member("ns2", "us", "192.0.2.2:53", "http://192.0.2.2:8053", true, 42, true, now),
+            new Member(
+                "ns3",
+                "ap",
+                "192.0.2.3:53",
+                "http://192.0.2.3:8053",
+                false,
+                35,
+                false,
+                now - 125_000));
+      }
+
+      @Override
+      public Optional<String> self() {
+        return Optional.of("ns1");
+      }
+
+      @Override
+      public long sharedRevision() {
+        return 42;
+      }
+
+      @Override
+      public long lastContactMillis() {
+        return now - 400;
+      }
+    };
+  }
+
+  @Test
+  void clusterStatusShowsEveryNodeWithRoleLagAndStaleSinceInHumanTime() throws Exception {
+    long now = f.ticker.currentTimeMillis();
+    f.server.withCluster(threeNodes(now));
+    Run table = ok(VIEWER, "cluster", "status");
+    assertTrue(table.out().contains("node ns1  leader ns2  shared revision 42"), table.out());
+    assertTrue(table.out().contains("etcd connected"), table.out());
+    assertTrue(
+        table
+            .out()
+            .matches("(?s).*ns1 \\(this node\\)\\s+eu\\s+follower\\s+40\\s+2\\s+connected.*"),
+        table.out());
+    assertTrue(table.out().matches("(?s).*ns2\\s+us\\s+leader\\s+42\\s+0\\s+connected.*"));
+    String since =
+        java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'")
+            .withZone(java.time.ZoneOffset.UTC)
+            .format(java.time.Instant.ofEpochMilli(now - 125_000));
+    assertTrue(table.out().contains("stale since " + since + " (2 min 5 s ago)"), table.out());
+    assertFalse(table.out().contains(String.valueOf(now - 125_000)), "no epoch millis");
+
+    JsonNode json = ok(VIEWER, "--json", "cluster", "status").json();
+    assertEquals("ns2", json.path("leader").asText());
+    JsonNode ns3 = json.path("nodes").get(2);
+    assertEquals("follower", ns3.path("role").asText());
+    assertEquals(7, ns3.path("lag").asLong());
+    assertFalse(ns3.path("connected").asBoolean());
+    assertEquals(
+        java.time.Instant.ofEpochMilli(now - 125_000).toString(), ns3.path("staleSince").asText());
+  }
+
+  @Test
+  void clusterStatusOfASingleNodeSaysItIsNotClustered() throws Exception {
+    Run r = ok(VIEWER, "cluster", "status");
+    assertTrue(r.out().startsWith("not clustered:"), r.out());
+    assertFalse(ok(VIEWER, "--json", "cluster", "status").json().path("clustered").asBoolean());
   }
 
   @Test

@@ -10,6 +10,7 @@ import io.sluice.core.control.SwitchRecord;
 import io.sluice.core.health.HealthView;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.HealthPublisher;
+import io.sluice.core.spi.Leadership;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Shift;
 import io.sluice.core.state.Snapshot;
@@ -28,7 +29,9 @@ import java.util.function.UnaryOperator;
  * What the controller does on its own, once per tick and service: ends drills at their time box or
  * on a failing gate, withdraws stale proposals, applies the confirmation timeout policy, advances
  * or rolls back ramps by their windows and gates, restores the long TTL, and detects failover and
- * failback from the health verdicts.
+ * failback from the health verdicts. Only while this node {@link Leadership leads}: a follower
+ * publishes verdicts without reacting to them and keeps its gate evidence counting, so that it
+ * continues a step where the leader left it when it takes over.
  */
 final class ControllerSteps {
   private final SnapshotStore store;
@@ -37,6 +40,7 @@ final class ControllerSteps {
   private final GateEvaluator gates;
   private final GslbMetrics metrics;
   private final Ticker ticker;
+  private final Leadership leadership;
 
   ControllerSteps(
       SnapshotStore store,
@@ -44,22 +48,36 @@ final class ControllerSteps {
       Transitions transitions,
       GateEvaluator gates,
       GslbMetrics metrics,
-      Ticker ticker) {
+      Ticker ticker,
+      Leadership leadership) {
     this.store = store;
     this.writer = writer;
     this.transitions = transitions;
     this.gates = gates;
     this.metrics = metrics;
     this.ticker = ticker;
+    this.leadership = leadership;
   }
 
   /**
    * One controller step over every service: drill time boxes and gates, confirmation timeouts, ramp
    * gates and windows, TTL restore, and failover/failback detection from the health verdicts. Gates
    * (which may call an external metric over HTTP) are evaluated before the writer lock is taken, so
-   * a slow metric never delays an operator's rollback.
+   * a slow metric never delays an operator's rollback. On a follower it only starts counting the
+   * gate evidence of what the leader began (the state arrives from the leader), so that a takeover
+   * judges the step in progress on the evidence since it began, not from zero.
    */
   public void tick() {
+    if (!leadership.leads()) {
+      writer.locked(
+          () -> {
+            for (String name : writer.state().services().keySet()) {
+              beginEvidence(name);
+            }
+          });
+      forgetEndedEvidence();
+      return;
+    }
     Snapshot snap = store.current();
     ControlState cs = writer.state();
     Map<String, ServiceConfig> services = PlanProjection.services(snap.config());
@@ -93,6 +111,11 @@ final class ControllerSteps {
       // service's step, however many services the controller is moving.
       writer.locked(
           () -> {
+            if (!leadership.leads()) {
+              // Leadership was lost mid-tick: the new leader takes it from the shared state.
+              beginEvidence(name);
+              return;
+            }
             long now = ticker.currentTimeMillis();
             HealthView health = store.current().health();
             writer.controllerStep(drillStep(name, cfg, results, now));
@@ -129,11 +152,13 @@ final class ControllerSteps {
    * proposal, start or propose a failover or failback) and, for every service whose answers the
    * verdicts change, the short TTL from the first of those answers. Runs under the writer lock, so
    * no command or tick interleaves; gates are left to the tick that the new health view schedules.
+   * A follower publishes the verdicts alone: the leader's reaction reaches it through the shared
+   * state.
    */
   HealthPublisher.Published publishHealth(
       UnaryOperator<HealthView> change, Consumer<HealthPublisher.Published> recorded) {
     HealthView current = store.current().health();
-    if (!verdictsDiffer(current, change.apply(current))) {
+    if (!leadership.leads() || !verdictsDiffer(current, change.apply(current))) {
       // New evidence with the same verdicts (latency, result counts): nothing to react to, and no
       // reason to wait for the writer lock.
       return HealthPublisher.direct(store).publish(change, recorded);
@@ -145,7 +170,7 @@ final class ControllerSteps {
           HealthView before = snap.health();
           HealthView after = change.apply(before);
           List<Outcome> reaction = new ArrayList<>();
-          if (after != before) {
+          if (after != before && leadership.leads()) {
             long now = ticker.currentTimeMillis();
             ControlState cs = writer.state();
             for (Map.Entry<String, ServiceConfig> e :

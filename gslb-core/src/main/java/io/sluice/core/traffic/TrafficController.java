@@ -18,6 +18,7 @@ import io.sluice.core.control.ServiceStatus;
 import io.sluice.core.control.SwitchRecord;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.HealthPublisher;
+import io.sluice.core.spi.Leadership;
 import io.sluice.core.spi.ShareEstimator;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ServicePlan;
@@ -45,7 +46,8 @@ import java.util.function.Consumer;
  * becomes the next {@link ControlState}, made durable in the {@link DurableLog} together with its
  * audit event, then published to the {@link SnapshotStore} and acknowledged, by one {@link
  * StateWriter}; the query path only ever reads snapshots. Time comes from the injected {@link
- * Ticker}, so tests step it.
+ * Ticker}, so tests step it. Its own steps run only while {@link Leadership} says this node leads;
+ * operator commands run on every node.
  */
 public final class TrafficController implements ControlPlane {
   private final SnapshotStore store;
@@ -66,7 +68,8 @@ public final class TrafficController implements ControlPlane {
       ExternalMetric external,
       ShareEstimator shares,
       ObjectMapper json,
-      SharedStateLog shared)
+      SharedStateLog shared,
+      Leadership leadership)
       throws IOException {
     this.store = store;
     this.shares = shares;
@@ -76,7 +79,7 @@ public final class TrafficController implements ControlPlane {
     this.writer = new StateWriter(store, log, audit, switchLog, ticker, metrics, json, shared);
     this.steps =
         new ControllerSteps(
-            store, writer, transitions, new GateEvaluator(external), metrics, ticker);
+            store, writer, transitions, new GateEvaluator(external), metrics, ticker, leadership);
     // After a restart the gates of a step in progress count the evidence from now on.
     for (String name : writer.state().services().keySet()) {
       steps.beginEvidence(name);
@@ -737,7 +740,10 @@ public final class TrafficController implements ControlPlane {
     writer.locked(() -> {});
   }
 
-  /** One controller step over every service; see {@link ControllerSteps#tick()}. */
+  /**
+   * One controller step over every service (see {@link ControllerSteps#tick()}); on a follower only
+   * the gate-evidence bookkeeping.
+   */
   public void tick() {
     steps.tick();
   }

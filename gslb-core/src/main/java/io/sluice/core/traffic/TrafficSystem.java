@@ -7,6 +7,7 @@ import io.sluice.core.control.AuditSink;
 import io.sluice.core.control.ControlPlane;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.HealthPublisher;
+import io.sluice.core.spi.Leadership;
 import io.sluice.core.spi.ShareEstimator;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
@@ -111,7 +112,26 @@ public final class TrafficSystem implements Closeable {
       ShareEstimator shares,
       DiskWrites writes)
       throws IOException {
-    return openManual(store, stateDir, ticker, metrics, external, shares, writes, null);
+    return openManual(
+        store, stateDir, ticker, metrics, external, shares, writes, null, Leadership.ALWAYS);
+  }
+
+  /**
+   * Like {@link #openManual(SnapshotStore, Path, Ticker, GslbMetrics, ExternalMetric,
+   * ShareEstimator, DiskWrites)}, running the controller's own steps only while {@code leadership}
+   * says this node leads.
+   */
+  public static TrafficSystem openManual(
+      SnapshotStore store,
+      Path stateDir,
+      Ticker ticker,
+      GslbMetrics metrics,
+      ExternalMetric external,
+      ShareEstimator shares,
+      DiskWrites writes,
+      Leadership leadership)
+      throws IOException {
+    return openManual(store, stateDir, ticker, metrics, external, shares, writes, null, leadership);
   }
 
   /**
@@ -128,13 +148,40 @@ public final class TrafficSystem implements Closeable {
       ExternalMetric external,
       SharedStateLog shared)
       throws IOException {
+    return openManualClustered(
+        store, stateDir, ticker, metrics, external, shared, Leadership.ALWAYS);
+  }
+
+  /**
+   * Like {@link #openManualClustered(SnapshotStore, Path, Ticker, GslbMetrics, ExternalMetric,
+   * SharedStateLog)}, running the controller's own steps only while {@code leadership} says this
+   * node leads (a follower takes the leader's changes from the shared state).
+   */
+  public static TrafficSystem openManualClustered(
+      SnapshotStore store,
+      Path stateDir,
+      Ticker ticker,
+      GslbMetrics metrics,
+      ExternalMetric external,
+      SharedStateLog shared,
+      Leadership leadership)
+      throws IOException {
     return openManual(
-        store, stateDir, ticker, metrics, external, ShareEstimator.NONE, DiskWrites.DIRECT, shared);
+        store,
+        stateDir,
+        ticker,
+        metrics,
+        external,
+        ShareEstimator.NONE,
+        DiskWrites.DIRECT,
+        shared,
+        leadership);
   }
 
   /**
    * Opens a node of a cluster whose operator state is shared through {@code shared} (see {@link
-   * #openManualClustered}) and starts the controller as {@link #open(SnapshotStore, Path, Ticker,
+   * #openManualClustered}) and whose controller runs its own steps only while {@code leadership}
+   * says this node leads, and starts the controller as {@link #open(SnapshotStore, Path, Ticker,
    * GslbMetrics, ShareEstimator)} does.
    */
   public static TrafficSystem openClustered(
@@ -143,7 +190,8 @@ public final class TrafficSystem implements Closeable {
       Ticker ticker,
       GslbMetrics metrics,
       ShareEstimator shares,
-      SharedStateLog shared)
+      SharedStateLog shared,
+      Leadership leadership)
       throws IOException {
     TrafficSystem sys =
         openManual(
@@ -154,7 +202,8 @@ public final class TrafficSystem implements Closeable {
             new PrometheusMetric(),
             shares,
             DiskWrites.DIRECT,
-            shared);
+            shared,
+            leadership);
     sys.start(store, Duration.ofSeconds(1));
     return sys;
   }
@@ -167,7 +216,8 @@ public final class TrafficSystem implements Closeable {
       ExternalMetric external,
       ShareEstimator shares,
       DiskWrites writes,
-      SharedStateLog shared)
+      SharedStateLog shared,
+      Leadership leadership)
       throws IOException {
     ObjectMapper json = mapper();
     FileDurableLog log = FileDurableLog.open(stateDir.resolve("traffic"), 1000, writes);
@@ -180,7 +230,17 @@ public final class TrafficSystem implements Closeable {
       store.resumeVersions(log.versionsReserved(), log::reserveVersions);
       TrafficController c =
           new TrafficController(
-              store, log, audit, switches, ticker, metrics, external, shares, json, shared);
+              store,
+              log,
+              audit,
+              switches,
+              ticker,
+              metrics,
+              external,
+              shares,
+              json,
+              shared,
+              leadership);
       ClusterSync sync = null;
       if (shared != null) {
         sync = new ClusterSync(shared, c.writer());

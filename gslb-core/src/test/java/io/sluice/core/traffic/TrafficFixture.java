@@ -6,10 +6,13 @@ import io.sluice.core.control.Actor;
 import io.sluice.core.health.EndpointHealth;
 import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.Leadership;
+import io.sluice.core.spi.ShareEstimator;
 import io.sluice.core.state.ServicePlan;
 import io.sluice.core.state.Shift;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.store.DiskWrites;
 import io.sluice.core.testing.ManualTicker;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -32,6 +35,7 @@ final class TrafficFixture implements AutoCloseable {
   final Path dir;
   final RecordingMetrics metrics = new RecordingMetrics();
   final ExternalMetric external;
+  final Leadership leadership;
 
   /** Per pool, the share of new check results that fail, when it differs from the error rate. */
   final Map<String, Double> failing = new ConcurrentHashMap<>();
@@ -65,8 +69,14 @@ final class TrafficFixture implements AutoCloseable {
   }
 
   TrafficFixture(Path dir, String traffic, ExternalMetric external) throws Exception {
+    this(dir, traffic, external, Leadership.ALWAYS);
+  }
+
+  TrafficFixture(Path dir, String traffic, ExternalMetric external, Leadership leadership)
+      throws Exception {
     this.dir = dir;
     this.external = external;
+    this.leadership = leadership;
     this.store = new SnapshotStore(Snapshot.initial(config(traffic)));
     open();
   }
@@ -103,7 +113,16 @@ final class TrafficFixture implements AutoCloseable {
   }
 
   void open() throws IOException {
-    system = TrafficSystem.openManual(store, dir, ticker, metrics, external);
+    system =
+        TrafficSystem.openManual(
+            store,
+            dir,
+            ticker,
+            metrics,
+            external,
+            ShareEstimator.NONE,
+            DiskWrites.DIRECT,
+            leadership);
   }
 
   /** Simulates a crash-free restart: closes everything and opens it again on a fresh store. */

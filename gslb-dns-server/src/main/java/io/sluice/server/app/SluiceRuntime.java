@@ -1,16 +1,17 @@
 package io.sluice.server.app;
 
 import io.sluice.admin.cli.NodeRecord;
+import io.sluice.admin.metrics.ClusterMeters;
 import io.sluice.admin.metrics.DivergenceMeters;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.admin.rest.AdminServer;
 import io.sluice.cluster.ClusterHealth;
+import io.sluice.cluster.ClusterMembership;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.divergence.PeriodicDivergenceCheck;
 import io.sluice.core.health.PoolLoadFeed;
-import io.sluice.core.spi.ClusterMembers;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.OpinionExchange;
 import io.sluice.core.spi.Ticker;
@@ -19,6 +20,7 @@ import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.traffic.PrometheusMetric;
+import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
 import io.sluice.dns.client.DnsjavaVerifier;
 import io.sluice.dns.response.ServedZones;
@@ -52,6 +54,8 @@ public final class SluiceRuntime implements AutoCloseable {
   private ClusterHealth clusterHealth;
   // The node's link to etcd; null on a single node.
   private ClusterConnection cluster;
+  // This node's lease, election and registry entry; null on a single node.
+  private ClusterMembership membership;
   // The periodic answer-divergence check; null on a single node.
   private PeriodicDivergenceCheck divergence;
 
@@ -116,18 +120,28 @@ public final class SluiceRuntime implements AutoCloseable {
     PoolLoadFeed loads = null;
     ClusterHealth clusterHealth = null;
     ClusterConnection cluster = null;
+    ClusterMembership membership = null;
     PeriodicDivergenceCheck divergence = null;
-    // The nodes of this node's cluster; none until the node registry lists them.
-    ClusterMembers members = ClusterMembers.NONE;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
       // A cluster node shares its operator state through etcd; its state directory keeps its copy.
+      // Its automatic steps run only while it leads. Nothing here waits for etcd.
       cluster = ClusterConnection.open(config);
+      if (cluster != null) {
+        membership = ClusterMembership.open(cluster.client(), config);
+        ClusterMeters.register(metrics.registry(), membership.members());
+      }
       traffic =
           cluster == null
               ? TrafficSystem.open(store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner)
               : TrafficSystem.openClustered(
-                  store, config.stateDirectory(), Ticker.SYSTEM, gslb, planner, cluster.state());
+                  store,
+                  config.stateDirectory(),
+                  Ticker.SYSTEM,
+                  gslb,
+                  planner,
+                  cluster.state(),
+                  membership.leadership());
       // In a cluster the verdicts come from the quorum over every node's opinions, shared on etcd.
       OpinionExchange opinions = OpinionExchange.NONE;
       if (config.clustered()) {
@@ -162,27 +176,44 @@ public final class SluiceRuntime implements AutoCloseable {
                 planner,
                 probes.reportSink(),
                 metrics);
-        admin.withLoadFeed(loads).withClusterMembers(members).start();
+        if (membership != null) {
+          admin.withCluster(membership.members());
+        }
+        admin.withLoadFeed(loads).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
-      if (config.clustered()) {
+      NodeRecord addresses = recordAddresses(config, node, admin);
+      if (membership != null) {
+        // Joins the election only now: a new leader catches up with the shared state, then steps.
+        TrafficController controller = traffic.controller();
+        membership.start(
+            controller::catchUp,
+            controller::appliedRevision,
+            addresses.dns(),
+            addresses.adminUrl());
+        // Off the query path, on its own thread: do the members answer alike?
         divergence =
             PeriodicDivergenceCheck.start(
-                store, members, planner::geoIpSamples, new DnsjavaVerifier(), Ticker.SYSTEM);
+                store,
+                membership.members(),
+                planner::geoIpSamples,
+                new DnsjavaVerifier(),
+                Ticker.SYSTEM);
         DivergenceMeters.register(metrics.registry(), divergence);
       }
-      recordAddresses(config, node, admin);
       SluiceRuntime runtime =
           new SluiceRuntime(metrics, traffic, probes, node, admin, loads, config.stateDirectory());
       runtime.clusterHealth = clusterHealth;
       runtime.cluster = cluster;
+      runtime.membership = membership;
       runtime.divergence = divergence;
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       SluiceRuntime partial = new SluiceRuntime(metrics, traffic, probes, node, admin, loads, null);
       partial.clusterHealth = clusterHealth;
       partial.cluster = cluster;
+      partial.membership = membership;
       partial.divergence = divergence;
       partial.close();
       throw e;
@@ -191,9 +222,10 @@ public final class SluiceRuntime implements AutoCloseable {
 
   /**
    * Records where this node really listens beside its local token, so that {@code sluice ctl
-   * --state-dir} (and the launcher) reach this node, whatever ports it was started with.
+   * --state-dir} (and the launcher) reach this node, whatever ports it was started with; returns
+   * them, for the cluster's registry entry when {@code cluster.advertise} does not set them.
    */
-  private static void recordAddresses(SluiceConfig config, SluiceNode node, AdminServer admin)
+  private static NodeRecord recordAddresses(SluiceConfig config, SluiceNode node, AdminServer admin)
       throws IOException {
     String url = null;
     if (admin != null) {
@@ -205,6 +237,7 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     String dns = reachable(config.dns().listen().get(0)) + ":" + node.port();
     NodeRecord.write(config.stateDirectory(), url, dns);
+    return new NodeRecord(ProcessHandle.current().pid(), url, dns);
   }
 
   /** A listen address as a client on this host dials it: wildcards become loopback. */
@@ -243,6 +276,11 @@ public final class SluiceRuntime implements AutoCloseable {
     return probes;
   }
 
+  /** This node's part in its cluster (lease, leadership, members), or null on a single node. */
+  public ClusterMembership membership() {
+    return membership;
+  }
+
   /** The traffic system (control plane, audit). */
   public TrafficSystem traffic() {
     return traffic;
@@ -259,6 +297,10 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (divergence != null) {
       divergence.close();
+    }
+    if (membership != null) {
+      // First, so that another node takes the lead at once and this node's keys vanish now.
+      closeQuietly("cluster membership", membership);
     }
     if (admin != null) {
       admin.ready(false);
