@@ -1,5 +1,6 @@
 package io.sluice.policy;
 
+import io.sluice.core.config.Cidr;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.health.HealthView;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -270,6 +272,14 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer, Sh
     for (String e : o.events()) {
       metrics.policyEvent(svc.fqdn(), e);
     }
+  }
+
+  @Override
+  public Map<String, List<Cidr>> geoIpSamples() {
+    CompiledConfig c = current(store.current()).compiled;
+    Map<String, List<Cidr>> out = new TreeMap<>();
+    c.topology().geoIpSamples().forEach((region, nets) -> out.put(c.regions().name(region), nets));
+    return out;
   }
 
   @Override

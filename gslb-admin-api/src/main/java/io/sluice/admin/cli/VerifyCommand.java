@@ -27,12 +27,16 @@ import picocli.CommandLine.Parameters;
     description = {
       "Query the DNS server for SERVICE as each client subnet (EDNS Client Subnet) and compare",
       "the pools answered with the plan. Exits 1 on any mismatch.",
-      "Subnets default to the configured network map."
+      "Subnets default to the configured network map.",
+      "With --all-nodes, query every node of the cluster (or --nodes) as N client subnets",
+      "and report the subnets whose answers differ between nodes. Exits 1 on any difference."
     },
     footer = {
       "",
       "Example:",
-      "  sluice ctl verify app.example.com --dns 127.0.0.1:5353 --subnet 10.1.0.0/24 --subnet 10.2.0.0/24"
+      "  sluice ctl verify app.example.com --dns 127.0.0.1:5353 --subnet 10.1.0.0/24 --subnet 10.2.0.0/24",
+      "  sluice ctl verify --all-nodes app.example.com --subnets 1000",
+      "  sluice ctl verify --all-nodes app.example.com --nodes 10.0.0.1:53,10.0.0.2:53"
     })
 final class VerifyCommand extends ApiCommand {
   @Parameters(paramLabel = "SERVICE", description = "The service.")
@@ -59,6 +63,29 @@ final class VerifyCommand extends ApiCommand {
       description = "Record type (default ${DEFAULT-VALUE}).")
   String type;
 
+  @Option(
+      names = "--all-nodes",
+      description =
+          "Compare the answers of every node of the cluster (GET /api/v1/cluster) with each other"
+              + " instead of with the plan.")
+  boolean allNodes;
+
+  @Option(
+      names = "--nodes",
+      split = ",",
+      paramLabel = "HOST:PORT",
+      description = "With --all-nodes: the DNS servers to compare, instead of the cluster's list.")
+  List<String> nodes = new ArrayList<>();
+
+  @Option(
+      names = "--subnets",
+      paramLabel = "N",
+      defaultValue = "256",
+      description =
+          "With --all-nodes: how many client subnets to ask as, spread over every region's"
+              + " networks and the IPv4 and IPv6 space (default ${DEFAULT-VALUE}).")
+  int subnetCount;
+
   /** One subnet's comparison. */
   record Outcome(
       String subnet,
@@ -76,6 +103,21 @@ final class VerifyCommand extends ApiCommand {
     String qtype = type.toUpperCase(Locale.ROOT);
     if (!qtype.equals("A") && !qtype.equals("AAAA")) {
       throw new CtlException(CtlMain.USAGE, "--type must be A or AAAA, was '" + type + "'");
+    }
+    if (!allNodes && !nodes.isEmpty()) {
+      throw new CtlException(CtlMain.USAGE, "--nodes needs --all-nodes");
+    }
+    if (allNodes) {
+      if (dns != null) {
+        throw new CtlException(
+            CtlMain.USAGE, "--dns and --all-nodes exclude each other: use --nodes");
+      }
+      if (subnetCount < 1 || subnetCount > 100_000) {
+        throw new CtlException(
+            CtlMain.USAGE, "--subnets must be between 1 and 100000, was " + subnetCount);
+      }
+      return new AllNodesVerify(this)
+          .run(StatusCommand.normalize(service), qtype, nodes, subnets, subnetCount);
     }
     String[] server = server();
     ApiClient api = api();

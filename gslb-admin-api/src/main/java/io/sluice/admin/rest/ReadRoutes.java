@@ -45,7 +45,11 @@ final class ReadRoutes {
     r.add(
         "GET", V1 + "/pools", Role.VIEWER, req -> withVersions("pools", StateViews.pools(snap())));
     r.add("GET", V1 + "/pools/{pool}", Role.VIEWER, this::pool);
-    r.add("GET", V1 + "/topology", Role.VIEWER, req -> ApiResponse.ok(StateViews.topology(snap())));
+    r.add(
+        "GET",
+        V1 + "/topology",
+        Role.VIEWER,
+        req -> ApiResponse.ok(StateViews.topology(snap(), explainer.geoIpSamples())));
     r.add("GET", V1 + "/status", Role.VIEWER, req -> status());
     r.add("GET", V1 + "/pending", Role.VIEWER, req -> pending());
     r.add("GET", V1 + "/audit", Role.VIEWER, this::audit);

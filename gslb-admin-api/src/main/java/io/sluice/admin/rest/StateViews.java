@@ -1,10 +1,12 @@
 package io.sluice.admin.rest;
 
+import io.sluice.core.config.Cidr;
 import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.config.PoolConfig;
 import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.ServicePoolConfig;
 import io.sluice.core.config.ZoneConfig;
+import io.sluice.core.divergence.ClientSubnets;
 import io.sluice.core.health.EndpointHealth;
 import io.sluice.core.health.PoolLoad;
 import io.sluice.core.state.ServicePlan;
@@ -98,6 +100,7 @@ final class StateViews {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("name", fqdn);
     m.put("ttl", svc.ttl());
+    m.put("shiftTtl", svc.traffic().shiftTtl());
     m.put("chain", svc.chain());
     m.put("mode", svc.traffic().mode());
     List<Map<String, Object>> pools = new ArrayList<>();
@@ -199,7 +202,11 @@ final class StateViews {
     return out;
   }
 
-  static Map<String, Object> topology(Snapshot s) {
+  /**
+   * Regions, the network map, and a few networks per region that only the GeoIP database knows
+   * ({@code geoipSamples}, for {@code sluice ctl verify --all-nodes}).
+   */
+  static Map<String, Object> topology(Snapshot s, Map<String, List<Cidr>> geoIpSamples) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("defaultRegion", s.config().topology().defaultRegion());
     Map<String, Object> regions = new LinkedHashMap<>();
@@ -224,6 +231,17 @@ final class StateViews {
               networks.add(x);
             });
     m.put("networks", networks);
+    List<Map<String, Object>> samples = new ArrayList<>();
+    geoIpSamples.forEach(
+        (region, nets) ->
+            nets.forEach(
+                c -> {
+                  Map<String, Object> x = new LinkedHashMap<>();
+                  x.put("cidr", ClientSubnets.format(c.address(), c.prefix()));
+                  x.put("region", region);
+                  samples.add(x);
+                }));
+    m.put("geoipSamples", samples);
     return m;
   }
 

@@ -1,12 +1,22 @@
 package io.sluice.core.spi;
 
+import io.sluice.core.config.Cidr;
 import java.util.List;
+import java.util.Map;
 
 /** Explains a policy decision step by step, for the admin API, the CLI and the audit log. */
 public interface DecisionExplainer {
 
   /** The decision of {@code service} for {@code client}, with each step's input and output. */
   Explanation explain(String service, AddressFamily family, ClientInfo client);
+
+  /**
+   * A few networks of each region that only the GeoIP database knows (region name to networks),
+   * from the configuration serving now; empty without a database.
+   */
+  default Map<String, List<Cidr>> geoIpSamples() {
+    return Map.of();
+  }
 
   /** A decision and how it was reached. */
   record Explanation(

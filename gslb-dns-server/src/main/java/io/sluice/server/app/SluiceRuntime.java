@@ -3,6 +3,7 @@ package io.sluice.server.app;
 import io.etcd.jetcd.Client;
 import io.sluice.admin.cli.NodeRecord;
 import io.sluice.admin.metrics.ClusterMeters;
+import io.sluice.admin.metrics.DivergenceMeters;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.admin.rest.AdminServer;
 import io.sluice.cluster.ClusterHealth;
@@ -14,6 +15,7 @@ import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.history.ConfigStore;
 import io.sluice.core.config.history.FileConfigStore;
+import io.sluice.core.divergence.PeriodicDivergenceCheck;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.OpinionExchange;
@@ -25,6 +27,7 @@ import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
+import io.sluice.dns.client.DnsjavaVerifier;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
@@ -59,6 +62,8 @@ public final class SluiceRuntime implements AutoCloseable {
   private ClusterConnection cluster;
   // This node's lease, election and registry entry; null on a single node.
   private ClusterMembership membership;
+  // The periodic answer-divergence check; null on a single node.
+  private PeriodicDivergenceCheck divergence;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -156,6 +161,7 @@ public final class SluiceRuntime implements AutoCloseable {
     ClusterHealth clusterHealth = null;
     ClusterConnection cluster = null;
     ClusterMembership membership = null;
+    PeriodicDivergenceCheck divergence = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
       // A cluster node shares its operator state through etcd; its state directory keeps its copy.
@@ -226,6 +232,15 @@ public final class SluiceRuntime implements AutoCloseable {
             controller::appliedRevision,
             addresses.dns(),
             addresses.adminUrl());
+        // Off the query path, on its own thread: do the members answer alike?
+        divergence =
+            PeriodicDivergenceCheck.start(
+                store,
+                membership.members(),
+                planner::geoIpSamples,
+                new DnsjavaVerifier(),
+                Ticker.SYSTEM);
+        DivergenceMeters.register(metrics.registry(), divergence);
       }
       SluiceRuntime runtime =
           new SluiceRuntime(
@@ -240,6 +255,7 @@ public final class SluiceRuntime implements AutoCloseable {
       runtime.clusterHealth = clusterHealth;
       runtime.cluster = cluster;
       runtime.membership = membership;
+      runtime.divergence = divergence;
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       SluiceRuntime partial =
@@ -247,6 +263,7 @@ public final class SluiceRuntime implements AutoCloseable {
       partial.clusterHealth = clusterHealth;
       partial.cluster = cluster;
       partial.membership = membership;
+      partial.divergence = divergence;
       partial.close();
       throw e;
     }
@@ -298,6 +315,11 @@ public final class SluiceRuntime implements AutoCloseable {
     return loads;
   }
 
+  /** The periodic answer-divergence check, or null on a single node. */
+  public PeriodicDivergenceCheck divergence() {
+    return divergence;
+  }
+
   /** The probe service. */
   public ProbeService probes() {
     return probes;
@@ -321,6 +343,9 @@ public final class SluiceRuntime implements AutoCloseable {
       } catch (IOException e) {
         log.warn("cannot remove {}: {}", stateDir.resolve(NodeRecord.FILE), e.toString());
       }
+    }
+    if (divergence != null) {
+      divergence.close();
     }
     if (membership != null) {
       // First, so that another node takes the lead at once and this node's keys vanish now.

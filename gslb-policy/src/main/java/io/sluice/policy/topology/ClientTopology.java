@@ -24,12 +24,19 @@ public final class ClientTopology {
   private final PrefixTrie v6;
   private final int regions;
   private final int geoIpNetworks;
+  private final Map<Integer, List<Cidr>> geoIpSamples;
 
-  private ClientTopology(PrefixTrie v4, PrefixTrie v6, int regions, int geoIpNetworks) {
+  private ClientTopology(
+      PrefixTrie v4,
+      PrefixTrie v6,
+      int regions,
+      int geoIpNetworks,
+      Map<Integer, List<Cidr>> geoIpSamples) {
     this.v4 = v4;
     this.v6 = v6;
     this.regions = regions;
     this.geoIpNetworks = geoIpNetworks;
+    this.geoIpSamples = Map.copyOf(geoIpSamples);
   }
 
   /**
@@ -43,11 +50,13 @@ public final class ClientTopology {
     PrefixTrieBuilder b4 = new PrefixTrieBuilder(32);
     PrefixTrieBuilder b6 = new PrefixTrieBuilder(128);
     int imported = 0;
+    Map<Integer, List<Cidr>> samples = Map.of();
     if (t.geoip() != null) {
+      GeoIpImporter importer = new GeoIpImporter(t.geoip(), regionIndex);
       imported =
-          new GeoIpImporter(t.geoip(), regionIndex)
-              .importInto(
-                  config.resolve(t.geoip().database()), b4, b6, RegionSource.GEOIP.ordinal());
+          importer.importInto(
+              config.resolve(t.geoip().database()), b4, b6, RegionSource.GEOIP.ordinal());
+      samples = importer.samples();
     }
     List<NetworkMapEntry> maps = new ArrayList<>(t.networks());
     // Shorter networks first, so a longer explicit network lands inside a shorter one.
@@ -65,7 +74,17 @@ public final class ClientTopology {
         b4.build(fallback, v -> v >>> 2, n + 1),
         b6.build(fallback, v -> v >>> 2, n + 1),
         n,
-        imported);
+        imported,
+        samples);
+  }
+
+  /**
+   * A few networks (at most 8) the GeoIP database maps to each region, by region index, chosen
+   * deterministically over the whole database; empty without a database. The divergence check asks
+   * as clients inside them, so that regions known only to the database are covered too.
+   */
+  public Map<Integer, List<Cidr>> geoIpSamples() {
+    return geoIpSamples;
   }
 
   static int encode(int region, int source) {

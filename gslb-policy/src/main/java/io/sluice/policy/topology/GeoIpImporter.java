@@ -8,6 +8,7 @@ import com.maxmind.geoip2.exception.GeoIp2Exception;
 import com.maxmind.geoip2.model.AbstractCountryResponse;
 import com.maxmind.geoip2.model.CityResponse;
 import com.maxmind.geoip2.record.Subdivision;
+import io.sluice.core.config.Cidr;
 import io.sluice.core.config.GeoIpConfig;
 import io.sluice.core.config.GeoIpRule;
 import java.io.File;
@@ -16,8 +17,10 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * Copies a MaxMind GeoIP2/GeoLite2 database into prefix tries, once per configuration: every
@@ -29,6 +32,10 @@ final class GeoIpImporter {
   private final Map<String, Integer> bySubdivision = new HashMap<>();
   private final Map<String, Integer> byCountry = new HashMap<>();
   private final Map<String, Integer> byContinent = new HashMap<>();
+  // Per region index, the SAMPLES networks with the smallest hash: a deterministic choice spread
+  // over the whole database, not its first networks in address order.
+  private final Map<Integer, TreeMap<Long, Cidr>> samples = new HashMap<>();
+  static final int SAMPLES = 8;
 
   GeoIpImporter(GeoIpConfig config, Map<String, Integer> regionIndex) {
     for (GeoIpRule r : config.rules()) {
@@ -63,12 +70,44 @@ final class GeoIpImporter {
         }
         PrefixTrieBuilder target = network instanceof Inet4Address ? v4 : v6;
         target.put(network.getAddress(), prefix, ClientTopology.encode(region, source));
+        sample(region, network.getAddress(), prefix);
         imported++;
       }
     } catch (GeoIp2Exception | com.maxmind.db.InvalidNetworkException e) {
       throw new IOException(e.getMessage(), e);
     }
     return imported;
+  }
+
+  private void sample(int region, byte[] address, int prefix) {
+    TreeMap<Long, Cidr> kept = samples.computeIfAbsent(region, r -> new TreeMap<>());
+    long h = prefix;
+    for (byte b : address) {
+      h = h * 1_000_003L + (b & 0xff);
+    }
+    h = mix(h);
+    if (kept.size() < SAMPLES || h < kept.lastKey()) {
+      kept.put(h, new Cidr(address.clone(), prefix));
+      if (kept.size() > SAMPLES) {
+        kept.pollLastEntry();
+      }
+    }
+  }
+
+  /** A 64-bit finaliser (SplitMix64), so that neighbouring networks get unrelated hashes. */
+  private static long mix(long z) {
+    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+    return z ^ (z >>> 31);
+  }
+
+  /**
+   * A few networks the database maps to each region (by region index), after {@link #importInto}.
+   */
+  Map<Integer, List<Cidr>> samples() {
+    Map<Integer, List<Cidr>> out = new HashMap<>();
+    samples.forEach((region, kept) -> out.put(region, List.copyOf(kept.values())));
+    return out;
   }
 
   private Integer region(DatabaseReader db, boolean city, InetAddress address)

@@ -10,9 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -23,10 +25,16 @@ class ClientTopologyTest {
 
   static final Map<String, Integer> CONTINENTS = Map.of("EU", 0, "NA", 1, "AS", 2);
 
-  record Net(Cidr cidr, int region, RegionSource source) {}
+  record Net(Cidr cidr, int region, RegionSource source) {
+    /** Comparable text of a network (Cidr holds an array). */
+    static String key(Cidr c) {
+      return java.util.Arrays.toString(c.address()) + "/" + c.prefix();
+    }
+  }
 
   static List<Net> reference = new ArrayList<>();
   static ClientTopology topo;
+  static SluiceConfig config;
 
   @BeforeAll
   static void build() throws Exception {
@@ -54,6 +62,7 @@ class ClientTopologyTest {
         """
             .formatted(GEO.resolve("GeoLite2-Country-Test.mmdb").toAbsolutePath());
     SluiceConfig c = ConfigLoader.parse(yaml, "t.yaml", Path.of("."));
+    config = c;
     Map<String, Integer> idx = new HashMap<>();
     idx.put("eu", 0);
     idx.put("us", 1);
@@ -121,6 +130,39 @@ class ClientTopologyTest {
     assertEquals(2, region("10.1.2.3")); // longest explicit prefix wins
     assertEquals(0, region("10.2.2.3"));
     assertEquals(RegionSource.DEFAULT, ClientTopology.source(topo.locate(addr("192.0.2.1"))));
+  }
+
+  @Test
+  void theDatabaseSamplesAFewNetworksOfEveryRegionItMaps() throws Exception {
+    Map<Integer, List<Cidr>> samples = topo.geoIpSamples();
+    // Every region some rule maps database networks to has samples, at most 8, all distinct.
+    Set<Integer> mapped = new HashSet<>();
+    reference.forEach(n -> mapped.add(n.region()));
+    assertEquals(mapped, samples.keySet());
+    for (Map.Entry<Integer, List<Cidr>> e : samples.entrySet()) {
+      List<Cidr> nets = e.getValue();
+      assertTrue(!nets.isEmpty() && nets.size() <= 8, e.toString());
+      assertEquals(nets.size(), new HashSet<>(nets.stream().map(Net::key).toList()).size());
+      for (Cidr c : nets) {
+        // Each is a database network of that region.
+        assertTrue(
+            reference.stream()
+                .anyMatch(
+                    n ->
+                        n.region() == e.getKey()
+                            && n.cidr().prefix() == c.prefix()
+                            && java.util.Arrays.equals(n.cidr().address(), c.address())),
+            Net.key(c));
+      }
+    }
+    // The same database and rules sample the same networks.
+    Map<String, Integer> idx = new HashMap<>(REGIONS);
+    ClientTopology again = ClientTopology.build(config, idx);
+    samples.forEach(
+        (r, nets) ->
+            assertEquals(
+                nets.stream().map(Net::key).toList(),
+                again.geoIpSamples().get(r).stream().map(Net::key).toList()));
   }
 
   static byte[] addr(String s) throws Exception {
