@@ -20,16 +20,6 @@ final class PrimaryStandbyConfig {
       String standbyAddress,
       int standbyPort,
       String traffic) {
-    String health =
-        """
-            health:
-              fullLink: { type: http, port: %d, path: /ready, interval: 200ms, timeout: 1s }
-              downAfter: 2
-              upAfter: 1
-              attempts: 1
-              fastRecheck: 100ms
-              cooldown: 0s
-        """;
     return """
         dns: { listen: [127.0.0.1], port: 0, threads: 1 }
         admin: { listen: 127.0.0.1, port: 0 }
@@ -37,10 +27,8 @@ final class PrimaryStandbyConfig {
         pools:
           primary:
         %s
-            endpoints: [ { name: a, address: %s } ]
           standby:
         %s
-            endpoints: [ { name: a, address: %s } ]
         zones:
           - origin: example.test.
             soa: { mname: ns1.example.test., rname: h.example.test. }
@@ -56,11 +44,28 @@ final class PrimaryStandbyConfig {
         %s
         """
         .formatted(
-            health.formatted(primaryPort).stripTrailing(),
-            primaryAddress,
-            health.formatted(standbyPort).stripTrailing(),
-            standbyAddress,
+            pool(primaryAddress, primaryPort),
+            pool(standbyAddress, standbyPort),
             service,
             traffic.stripIndent().strip().indent(10).stripTrailing());
+  }
+
+  /**
+   * The body of a pool of one endpoint at {@code address}, checked by a fast full-link HTTP check
+   * of a real backend on {@code port} (YAML lines indented by four spaces, under the pool's name).
+   */
+  static String pool(String address, int port) {
+    return """
+            health:
+              fullLink: { type: http, port: %d, path: /ready, interval: 200ms, timeout: 1s }
+              downAfter: 2
+              upAfter: 1
+              attempts: 1
+              fastRecheck: 100ms
+              cooldown: 0s
+            endpoints: [ { name: a, address: %s } ]
+        """
+        .formatted(port, address)
+        .stripTrailing();
   }
 }
