@@ -263,10 +263,14 @@ final class StateWriter {
       throws CommandRejectedException {
     try {
       SharedStateLog.Connectivity link = shared.connectivity();
-      if (!link.connected()) {
+      if (!link.connected() && safety != null) {
+        // A safety action never waits for etcd: it applies here at once and is reconciled later.
         throw unreachable(link.problem(), null);
       }
-      if (!localActions.isEmpty()) {
+      if (!link.connected() || !localActions.isEmpty()) {
+        // The cut may have ended since the last check (up to a second ago): ask etcd once, bounded
+        // by its timeout, catching up (and reconciling) before this command, rather than refusing
+        // it on an old verdict. Still unreachable: refused with the reason.
         syncLocked();
       }
       return committed(actor, reason, requestId, c, Map.of(), localActions, started);

@@ -47,6 +47,9 @@ public final class MemorySharedState {
     private volatile String cut;
     private volatile long cutSince;
     private volatile boolean deaf;
+    // Set by a cut, kept after restore() until the next successful call: like a real client,
+    // whose connectivity reflects its last call.
+    private volatile String lastFailure;
     private volatile boolean loseNextAnswer;
     private volatile int commits;
     private volatile int cutAfter;
@@ -92,9 +95,21 @@ public final class MemorySharedState {
     private void reach() {
       String c = cut;
       if (c != null) {
+        lastFailure = c;
         throw ClusterUnreachableException.of(
             describe(), c, "the command was not applied on any node", null);
       }
+      lastFailure = null;
+    }
+
+    /**
+     * Ends a cut without telling: connectivity keeps reporting the last failure until a call
+     * reaches the store, as it does between a real client's failed call and its next one.
+     */
+    public void restoreQuietly() {
+      String c = cut;
+      cut = null;
+      lastFailure = c;
     }
 
     @Override
@@ -170,7 +185,7 @@ public final class MemorySharedState {
 
     @Override
     public Connectivity connectivity() {
-      String c = cut;
+      String c = cut != null ? cut : lastFailure;
       return new Connectivity(c == null, c, cutSince);
     }
 

@@ -275,6 +275,28 @@ class ClusteredStateTest {
   }
 
   @Test
+  void aCommandRightAfterTheCutEndedAsksTheStoreInsteadOfRefusingOnTheLastFailure()
+      throws Exception {
+    try (Node a = new Node("a");
+        Node b = new Node("b")) {
+      await("both caught up", () -> a.controller().appliedRevision() > 0);
+      awaitSame(a, b);
+      b.link.cut("connection refused");
+      assertThrows(
+          ClusterUnreachableException.class,
+          () -> b.controller().drain(BOB, "spare", true, "x", null));
+      // etcd is back, but nothing has reached it since: the last call's failure still shows.
+      b.link.restoreQuietly();
+      assertFalse(b.link.connectivity().connected());
+      CommandResult r = b.controller().drain(BOB, "spare", true, "after the cut", "req-after");
+      assertTrue(r.changed(), "applied through the store, not refused on the old failure");
+      await(
+          "a publishes the drain made on b",
+          () -> a.store.current().traffic().drained().contains("spare"));
+    }
+  }
+
+  @Test
   void cutAgainWhileReconcilingKeepsTheRemainingSafetyActionsInEffectOnTheNode() throws Exception {
     try (Node a = new Node("a");
         Node b = new Node("b")) {
