@@ -233,17 +233,7 @@ final class StateWriter {
       if (shared != null) {
         return clustered(actor, reason, requestId, c, safety, started);
       }
-      if (requestId != null) {
-        CommandResult first = cs.request(requestId);
-        if (first != null) {
-          return first;
-        }
-      }
-      Outcome o = c.apply(cs, ticker.currentTimeMillis());
-      if (o.next() == cs) {
-        return unchanged(requestId, o.message());
-      }
-      return apply(actor, reason, requestId, o, started, Map.of(), Reach.NODE, localActions);
+      return attempt(actor, reason, requestId, c, started, Map.of(), Reach.NODE, localActions);
     } finally {
       lock.unlock();
     }
@@ -297,20 +287,10 @@ final class StateWriter {
       long started)
       throws CommandRejectedException {
     for (int conflicts = 0; ; conflicts++) {
-      ControlState cs = state;
-      if (requestId != null) {
-        // Checked again after each adoption: a retry sent to another node may have won meanwhile.
-        CommandResult first = cs.request(requestId);
-        if (first != null) {
-          return first;
-        }
-      }
-      Outcome o = c.apply(cs, ticker.currentTimeMillis());
-      if (o.next() == cs) {
-        return unchanged(requestId, o.message());
-      }
       try {
-        return apply(actor, reason, requestId, o, started, marks, Reach.CLUSTER, pendingAfter);
+        // The request id is checked again after each adoption: a retry sent to another node may
+        // have won meanwhile.
+        return attempt(actor, reason, requestId, c, started, marks, Reach.CLUSTER, pendingAfter);
       } catch (SharedConflict e) {
         catchUpTo(e.latest);
         if (conflicts + 1 >= MAX_CONFLICTS) {
@@ -455,6 +435,35 @@ final class StateWriter {
    * the audit event names the exact version that answers follow. {@code marks} are added to the
    * audit details; {@code pendingAfter} are the safety actions still owed to the cluster after it.
    */
+  /**
+   * Runs {@code c} once on the current state: the first result of an already applied request id,
+   * the answer to a command that changes nothing, or the change made durable and published. Called
+   * with the writer lock held.
+   */
+  private CommandResult attempt(
+      Actor actor,
+      String reason,
+      String requestId,
+      Command c,
+      long started,
+      Map<String, Object> marks,
+      Reach reach,
+      List<LocalAction> pendingAfter)
+      throws CommandRejectedException {
+    ControlState cs = state;
+    if (requestId != null) {
+      CommandResult first = cs.request(requestId);
+      if (first != null) {
+        return first;
+      }
+    }
+    Outcome o = c.apply(cs, ticker.currentTimeMillis());
+    if (o.next() == cs) {
+      return unchanged(requestId, o.message());
+    }
+    return apply(actor, reason, requestId, o, started, marks, reach, pendingAfter);
+  }
+
   private CommandResult apply(
       Actor actor,
       String reason,
