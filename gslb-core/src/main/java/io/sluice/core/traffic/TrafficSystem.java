@@ -36,6 +36,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class TrafficSystem implements Closeable {
   // How often a cluster node checks the shared store beyond the records it is told about.
   private static final Duration SYNC_INTERVAL = Duration.ofSeconds(1);
+  // The controller's tick: ramp timers, gates and TTL restores are judged at least this often.
+  private static final Duration TICK_INTERVAL = Duration.ofSeconds(1);
   private final FileDurableLog log;
   private final FileAuditLog audit;
   private final SwitchLog switches;
@@ -193,6 +195,19 @@ public final class TrafficSystem implements Closeable {
       SharedStateLog shared,
       Leadership leadership)
       throws IOException {
+    return openStarted(store, stateDir, ticker, metrics, shares, shared, leadership);
+  }
+
+  /** Opens a node (clustered when {@code shared} is not null) and starts its controller's ticks. */
+  private static TrafficSystem openStarted(
+      SnapshotStore store,
+      Path stateDir,
+      Ticker ticker,
+      GslbMetrics metrics,
+      ShareEstimator shares,
+      SharedStateLog shared,
+      Leadership leadership)
+      throws IOException {
     TrafficSystem sys =
         openManual(
             store,
@@ -204,7 +219,7 @@ public final class TrafficSystem implements Closeable {
             DiskWrites.DIRECT,
             shared,
             leadership);
-    sys.start(store, Duration.ofSeconds(1));
+    sys.start(store, TICK_INTERVAL);
     return sys;
   }
 
@@ -275,10 +290,7 @@ public final class TrafficSystem implements Closeable {
   public static TrafficSystem open(
       SnapshotStore store, Path stateDir, Ticker ticker, GslbMetrics metrics, ShareEstimator shares)
       throws IOException {
-    TrafficSystem sys =
-        openManual(store, stateDir, ticker, metrics, new PrometheusMetric(), shares);
-    sys.start(store, Duration.ofSeconds(1));
-    return sys;
+    return openStarted(store, stateDir, ticker, metrics, shares, null, Leadership.ALWAYS);
   }
 
   /** Starts ticking every {@code tickInterval} and whenever the health view changes. */
