@@ -11,8 +11,8 @@ import io.etcd.jetcd.auth.Permission;
 import io.sluice.cluster.testing.EtcdCluster;
 import io.sluice.core.config.ClusterConfig;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.testing.LoopbackPorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -73,12 +73,6 @@ class EtcdTlsAuthTest {
         name + ".ext");
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
   private SluiceConfig config(String endpoint, String prefix, boolean clientCert, String user) {
     ClusterConfig.EtcdTls tls =
         new ClusterConfig.EtcdTls(
@@ -130,8 +124,8 @@ class EtcdTlsAuthTest {
     signed("client", "sluice-ns1", "extendedKeyUsage=clientAuth");
     Files.writeString(dir.resolve("password"), "ns1-secret\n");
 
-    int client = freePort();
-    int peer = freePort();
+    int client = LoopbackPorts.reserve();
+    int peer = LoopbackPorts.reserve();
     String endpoint = "https://127.0.0.1:" + client;
     Process etcd =
         new ProcessBuilder(

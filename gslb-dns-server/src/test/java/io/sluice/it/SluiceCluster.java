@@ -10,12 +10,11 @@ import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.sluice.cluster.testing.EtcdCluster;
+import io.sluice.core.testing.LoopbackPorts;
 import io.sluice.it.LiveNode.Reply;
 import io.sluice.server.app.Main;
 import java.io.IOException;
-import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -390,8 +389,8 @@ final class SluiceCluster implements AutoCloseable {
       this.home = Files.createDirectories(dir.resolve(name));
       this.configFile = home.resolve("sluice.yaml");
       this.log = home.resolve("sluice.log");
-      this.dnsPort = freeDnsPort();
-      this.adminPort = freeTcpPort();
+      this.dnsPort = LoopbackPorts.reserve();
+      this.adminPort = LoopbackPorts.reserve();
     }
 
     void writeConfig(String body, Duration leaseTtl) throws IOException {
@@ -634,24 +633,5 @@ final class SluiceCluster implements AutoCloseable {
       out.add(n.pid());
     }
     return out;
-  }
-
-  private static int freeTcpPort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
-  /** A port free for both UDP and TCP on loopback. */
-  private static int freeDnsPort() throws IOException {
-    for (int i = 0; i < 50; i++) {
-      int p = freeTcpPort();
-      try (DatagramSocket u = new DatagramSocket(new InetSocketAddress("127.0.0.1", p))) {
-        return p;
-      } catch (IOException taken) {
-        // Try another.
-      }
-    }
-    throw new IOException("no port free for both UDP and TCP");
   }
 }

@@ -2,10 +2,10 @@ package io.sluice.cluster.testing;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.sluice.core.testing.LoopbackPorts;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -70,8 +70,8 @@ public final class EtcdCluster implements AutoCloseable {
       members.add(
           new Member(
               name,
-              freePort(),
-              freePort(),
+              LoopbackPorts.reserve(),
+              LoopbackPorts.reserve(),
               dir.resolve(name + ".data"),
               dir.resolve(name + ".log")));
     }
@@ -258,12 +258,6 @@ public final class EtcdCluster implements AutoCloseable {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     }
   }
 }

@@ -3,13 +3,13 @@ package io.sluice.dns.it;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.sluice.core.testing.LoopbackPorts;
 import java.io.DataInputStream;
 import java.io.File;
 import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.file.Files;
@@ -140,7 +140,7 @@ class KnotDifferentialTest {
     Files.writeString(zoneFile, zoneText());
     Path childFile = dir.resolve("sub.diff.test.zone");
     Files.writeString(childFile, CHILD_ZONE);
-    knotPort = freePort();
+    knotPort = LoopbackPorts.reserve();
     Path conf = dir.resolve("knot.conf");
     Files.writeString(
         conf,
@@ -681,22 +681,6 @@ class KnotDifferentialTest {
       }
     }
     return null;
-  }
-
-  /** A loopback port free for both UDP and TCP right now. */
-  private static int freePort() throws IOException {
-    for (int i = 0; i < 20; i++) {
-      try (ServerSocket t = new ServerSocket(0, 1, TestServer.LOOPBACK)) {
-        int port = t.getLocalPort();
-        try (DatagramSocket u =
-            new DatagramSocket(new InetSocketAddress(TestServer.LOOPBACK, port))) {
-          return port;
-        } catch (IOException busy) {
-          // the UDP port is taken: try another
-        }
-      }
-    }
-    throw new IOException("no free loopback port for Knot");
   }
 
   private static void waitForKnot() throws Exception {

@@ -3,7 +3,7 @@ package io.sluice.server.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.ServerSocket;
+import io.sluice.core.testing.LoopbackPorts;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,10 +22,8 @@ class CtlStartupTest {
 
   @Test
   void ctlLoadsNeitherLoggingNorTls() throws Exception {
-    int closedPort;
-    try (ServerSocket s = new ServerSocket(0)) {
-      closedPort = s.getLocalPort();
-    }
+    // Nothing listens there: a port below the ephemeral range, so no client connection holds it.
+    int closedPort = LoopbackPorts.reserve();
     Path classLog = dir.resolve("classes.log");
     Path err = dir.resolve("err.txt");
     Process ctl =
