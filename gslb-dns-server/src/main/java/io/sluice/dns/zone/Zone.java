@@ -1,6 +1,7 @@
 package io.sluice.dns.zone;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -60,17 +61,20 @@ public final class Zone {
             soa.getRetry(),
             soa.getExpire(),
             soa.getMinimum());
-    this.nodes = Map.copyOf(nodes);
+    // Owned from here on and never changed: a copy of a million-name map would only cost time.
+    this.nodes = nodes;
     this.cuts = Set.copyOf(cuts);
     Map<Name, ZoneNode> wild = new HashMap<>();
+    boolean dname = false;
     for (Map.Entry<Name, ZoneNode> e : nodes.entrySet()) {
       if (e.getKey().isWild()) {
         wild.put(new Name(e.getKey(), 1), e.getValue());
       }
+      dname |= e.getValue().get(Type.DNAME) != null;
     }
     this.wildcards = Map.copyOf(wild);
     this.originLabels = origin.labels();
-    this.hasDname = nodes.values().stream().anyMatch(n -> n.get(Type.DNAME) != null);
+    this.hasDname = dname;
   }
 
   /** The apex name. */
@@ -111,13 +115,30 @@ public final class Zone {
 
   /** Every owner name of the zone, empty non-terminals included. */
   public Set<Name> names() {
-    return nodes.keySet();
+    return Collections.unmodifiableSet(nodes.keySet());
   }
 
-  /** The types that have data at {@code name}; empty when the name does not exist. */
-  public Set<Integer> types(Name name) {
+  /** The node of exactly {@code name} (no wildcard), or null when the zone has no such name. */
+  public ZoneNode node(Name name) {
+    return nodes.get(name);
+  }
+
+  /**
+   * Every RRset owned by {@code name}, in the order its types were first given (empty for an empty
+   * non-terminal or a name the zone lacks): with {@link #names()}, every record of the zone.
+   */
+  public List<RRset> rrsets(Name name) {
     ZoneNode n = nodes.get(name);
-    return n == null ? Set.of() : n.rrsets().keySet();
+    if (n == null) {
+      return List.of();
+    }
+    List<RRset> out = new ArrayList<>(n.typeCount());
+    for (int i = 0; i < n.typeCount(); i++) {
+      RRset set = new RRset();
+      n.set(i).forEach(set::addRR);
+      out.add(set);
+    }
+    return out;
   }
 
   /** The service bound to {@code name}, or null. */
@@ -184,7 +205,7 @@ public final class Zone {
         return new Resolution(Rcode.NOERROR, true, answer, List.of(), List.of(), node.service());
       }
       if (qtype == Type.ANY) {
-        if (node.rrsets().isEmpty() && node.service() == null) {
+        if (node.isEmpty() && node.service() == null) {
           // An empty non-terminal or a wildcard's parent owns nothing: NODATA, as the reference
           // servers answer, rather than a HINFO claiming data exists.
           return negative(Rcode.NOERROR, answer);
@@ -193,12 +214,12 @@ public final class Zone {
         answer.add(new HINFORecord(name, DClass.IN, negativeSoa.getTTL(), "RFC8482", ""));
         return Resolution.positive(answer);
       }
-      RRset cname = node.get(Type.CNAME);
+      List<Record> cname = node.get(Type.CNAME);
       if (cname != null && followsCname(qtype)) {
         if (hop == MAX_CHAIN) {
           return answered(answer);
         }
-        CNAMERecord c = (CNAMERecord) cname.first();
+        CNAMERecord c = (CNAMERecord) cname.get(0);
         answer.add(synthesized ? c.withName(name) : c);
         Name target = c.getTarget();
         if (visited == null) {
@@ -210,11 +231,11 @@ public final class Zone {
         name = target;
         continue;
       }
-      RRset set = node.get(qtype);
+      List<Record> set = node.get(qtype);
       if (set == null) {
         return negative(Rcode.NOERROR, answer);
       }
-      for (Record r : set.rrs(false)) {
+      for (Record r : set) {
         answer.add(synthesized ? r.withName(name) : r);
       }
       return answered(answer);
@@ -293,15 +314,15 @@ public final class Zone {
   }
 
   private static List<Record> addresses(ZoneNode node, int type, Name owner, boolean synthesized) {
-    RRset set = node.get(type);
+    List<Record> set = node.get(type);
     if (set == null) {
       return List.of();
     }
     if (!synthesized) {
-      return set.rrs(false);
+      return set;
     }
     List<Record> out = new ArrayList<>(set.size());
-    for (Record r : set.rrs(false)) {
+    for (Record r : set) {
       out.add(r.withName(owner));
     }
     return out;
@@ -318,8 +339,7 @@ public final class Zone {
    * optional data, as at the reference servers.
    */
   private Resolution referral(Name cut, List<Record> chain) {
-    RRset ns = nodes.get(cut).get(Type.NS);
-    List<Record> authority = new ArrayList<>(ns.rrs(false));
+    List<Record> authority = new ArrayList<>(nodes.get(cut).get(Type.NS));
     List<AdditionalTarget> required = new ArrayList<>();
     List<AdditionalTarget> optional = new ArrayList<>();
     Set<Name> seen = new HashSet<>();
@@ -344,9 +364,9 @@ public final class Zone {
     }
     for (int strip = name.labels() - originLabels; strip >= 1; strip--) {
       ZoneNode n = nodes.get(new Name(name, strip));
-      RRset set = n == null ? null : n.get(Type.DNAME);
+      List<Record> set = n == null ? null : n.get(Type.DNAME);
       if (set != null) {
-        return (DNAMERecord) set.first();
+        return (DNAMERecord) set.get(0);
       }
     }
     return null;

@@ -1,19 +1,106 @@
 package io.sluice.dns.zone;
 
-import java.util.Map;
-import org.xbill.DNS.RRset;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Record;
 
 /**
- * One owner name in a zone: its RRsets by type (empty for an empty non-terminal) and the absolute
- * lower-case name of the GSLB service bound to it, or null.
+ * One owner name in a zone: its records grouped by type (none for an empty non-terminal), in plain
+ * arrays that cost far less per name than RRset objects and maps, and the absolute lower-case name
+ * of the GSLB service bound to it, or null. It also carries the responder's encoded answers for the
+ * name, made on the first question and published once, so a large zone keeps no encoded answer for
+ * names nobody asks for, and a reload drops them together with the zone.
  */
-record ZoneNode(Map<Integer, RRset> rrsets, String service) {
+public final class ZoneNode {
+  private static final int[] NO_TYPES = {};
+  private static final Record[][] NO_SETS = {};
+  private static final VarHandle ANSWERS;
 
-  ZoneNode {
-    rrsets = Map.copyOf(rrsets);
+  static {
+    try {
+      ANSWERS = MethodHandles.lookup().findVarHandle(ZoneNode.class, "answers", Object.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
   }
 
-  RRset get(int type) {
-    return rrsets.get(type);
+  private final Name name;
+  private final int[] types;
+  private final Record[][] sets;
+  private final String service;
+
+  /** Set once by the responder (compare-and-set), so every thread uses the same value. */
+  @SuppressWarnings("unused") // through ANSWERS
+  private volatile Object answers;
+
+  /** {@code types} may be shared between nodes; neither array is changed afterwards. */
+  ZoneNode(Name name, int[] types, Record[][] sets, String service) {
+    this.name = name;
+    this.types = types.length == 0 ? NO_TYPES : types;
+    this.sets = sets.length == 0 ? NO_SETS : sets;
+    this.service = service;
+  }
+
+  /** An empty non-terminal, or a name that only a service owns. */
+  static ZoneNode empty(Name name, String service) {
+    return new ZoneNode(name, NO_TYPES, NO_SETS, service);
+  }
+
+  /** The owner name, spelled as the zone data spells it. */
+  public Name name() {
+    return name;
+  }
+
+  /** The records of {@code type} (one RRset, in canonical order), or null. */
+  List<Record> get(int type) {
+    for (int i = 0; i < types.length; i++) {
+      if (types[i] == type) {
+        return Collections.unmodifiableList(Arrays.asList(sets[i]));
+      }
+    }
+    return null;
+  }
+
+  /** Whether the name owns no records. */
+  boolean isEmpty() {
+    return types.length == 0;
+  }
+
+  /** The types that have data here, in the order they were first given. */
+  public int[] types() {
+    return types.clone();
+  }
+
+  /** How many types have data here. */
+  int typeCount() {
+    return types.length;
+  }
+
+  /** The records of the {@code i}-th type, in canonical order. */
+  List<Record> set(int i) {
+    return Collections.unmodifiableList(Arrays.asList(sets[i]));
+  }
+
+  /** The absolute lower-case name of the service bound to this name, or null. */
+  public String service() {
+    return service;
+  }
+
+  /** What the responder published for this name with {@link #publishAnswers}, or null. */
+  public Object answers() {
+    return ANSWERS.getAcquire(this);
+  }
+
+  /**
+   * Publishes the responder's encoded answers for this name unless some were published already;
+   * returns the ones in place afterwards, so every thread uses one value.
+   */
+  public Object publishAnswers(Object encoded) {
+    Object witness = ANSWERS.compareAndExchange(this, null, encoded);
+    return witness == null ? encoded : witness;
   }
 }
