@@ -1,7 +1,6 @@
 package io.sluice.dns.zone;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -39,7 +38,7 @@ public final class Zone {
   private final Name origin;
   private final String originText;
   private final SOARecord negativeSoa;
-  private final Map<Name, ZoneNode> nodes;
+  private final NodeTable nodes;
   private final Set<Name> cuts;
   private final Map<Name, ZoneNode> wildcards;
   private final int originLabels;
@@ -61,16 +60,15 @@ public final class Zone {
             soa.getRetry(),
             soa.getExpire(),
             soa.getMinimum());
-    // Owned from here on and never changed: a copy of a million-name map would only cost time.
-    this.nodes = nodes;
+    this.nodes = new NodeTable(nodes.values());
     this.cuts = Set.copyOf(cuts);
     Map<Name, ZoneNode> wild = new HashMap<>();
     boolean dname = false;
-    for (Map.Entry<Name, ZoneNode> e : nodes.entrySet()) {
-      if (e.getKey().isWild()) {
-        wild.put(new Name(e.getKey(), 1), e.getValue());
+    for (ZoneNode n : nodes.values()) {
+      if (n.name().isWild()) {
+        wild.put(new Name(n.name(), 1), n);
       }
-      dname |= e.getValue().get(Type.DNAME) != null;
+      dname |= n.has(Type.DNAME);
     }
     this.wildcards = Map.copyOf(wild);
     this.originLabels = origin.labels();
@@ -115,7 +113,7 @@ public final class Zone {
 
   /** Every owner name of the zone, empty non-terminals included. */
   public Set<Name> names() {
-    return Collections.unmodifiableSet(nodes.keySet());
+    return nodes.names();
   }
 
   /** The node of exactly {@code name} (no wildcard), or null when the zone has no such name. */
@@ -155,7 +153,7 @@ public final class Zone {
   /** Whether {@code name} has a CNAME. */
   public boolean hasCname(Name name) {
     ZoneNode n = nodes.get(name);
-    return n != null && n.get(Type.CNAME) != null;
+    return n != null && n.has(Type.CNAME);
   }
 
   /** Resolves {@code qname} (at or below the origin) for {@code qtype}. */
@@ -393,7 +391,7 @@ public final class Zone {
     }
     for (int strip = 1; strip <= name.labels() - originLabels; strip++) {
       Name encloser = new Name(name, strip);
-      if (nodes.containsKey(encloser)) {
+      if (nodes.contains(encloser)) {
         return wildcards.get(encloser);
       }
     }

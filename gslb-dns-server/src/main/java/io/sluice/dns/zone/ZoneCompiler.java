@@ -325,7 +325,7 @@ public final class ZoneCompiler {
         return;
       }
       // RFC 2181 §5.2: one TTL per RRset; dnsjava lowers the set to the smallest TTL given.
-      owned.sets[i].addRR(r);
+      owned.addRecord(i, r);
     }
 
     private RRset get(Name name, int type) {
@@ -334,7 +334,7 @@ public final class ZoneCompiler {
         return null;
       }
       int i = o.indexOf(type);
-      return i < 0 ? null : o.sets[i];
+      return i < 0 ? null : o.rrset(i);
     }
 
     private String fileSource(Path file, Name name, int type) {
@@ -363,8 +363,8 @@ public final class ZoneCompiler {
           } else if (types.count > 1) {
             List<String> others = new ArrayList<>();
             for (int k = 0; k < types.count; k++) {
-              if (types.types[k] != Type.CNAME) {
-                others.add(Type.string(types.types[k]));
+              if (types.type(k) != Type.CNAME) {
+                others.add(Type.string(types.type(k)));
               }
             }
             problems.add(
@@ -392,7 +392,7 @@ public final class ZoneCompiler {
         Name name = e.getKey();
         Name dname = highestCutAbove(name, dnames, false);
         if (dname != null) {
-          int type = e.getValue().types[0];
+          int type = e.getValue().type(0);
           problems.add(
               source(name, type),
               name
@@ -410,7 +410,7 @@ public final class ZoneCompiler {
         }
         Owned owned = e.getValue();
         for (int k = 0; k < owned.count; k++) {
-          int type = owned.types[k];
+          int type = owned.type(k);
           if (type != Type.A && type != Type.AAAA) {
             problems.add(
                 source(name, type),
@@ -479,7 +479,7 @@ public final class ZoneCompiler {
     private String source(Name name, int type) {
       Owned o = data.get(name);
       int i = o == null ? -1 : o.indexOf(type);
-      return i < 0 ? path : sourceText(o.sources[i], name, type);
+      return i < 0 ? path : sourceText(o.source(i), name, type);
     }
 
     /** Every node, with the empty non-terminals between each name and the apex. */
@@ -492,11 +492,12 @@ public final class ZoneCompiler {
             Record[][] sets = new Record[owned.count][];
             List<Integer> key = new ArrayList<>(owned.count);
             for (int i = 0; i < owned.count; i++) {
-              sets[i] = sorted(owned.sets[i]);
-              key.add(owned.types[i]);
+              sets[i] = owned.records(i);
+              key.add(owned.type(i));
             }
             int[] types =
-                typeLists.computeIfAbsent(key, k -> Arrays.copyOf(owned.types, owned.count));
+                typeLists.computeIfAbsent(
+                    key, k -> k.stream().mapToInt(Integer::intValue).toArray());
             nodes.put(name, new ZoneNode(name, types, sets, services.get(name)));
           });
       services.forEach((name, service) -> nodes.putIfAbsent(name, ZoneNode.empty(name, service)));
@@ -521,16 +522,32 @@ public final class ZoneCompiler {
     return (int) Math.min(1 << 30, n / 0.75 + 1);
   }
 
-  /** The RRsets of one owner name while a zone is compiled, with where each was first given. */
+  /**
+   * The records of one owner name while a zone is compiled, by type, with where each type was first
+   * given. A type with one record keeps the record itself (an RRset only from the second on), and
+   * the first type lives in fields, so the usual name of a large master file, one A record, costs
+   * this object and its record.
+   */
   private static final class Owned {
-    int[] types = new int[1];
-    RRset[] sets = new RRset[1];
-    String[] sources = new String[1];
     int count;
+    private int type0;
+    private Object data0;
+    private String source0;
+    private int[] types;
+    private Object[] data;
+    private String[] sources;
+
+    int type(int i) {
+      return i == 0 ? type0 : types[i - 1];
+    }
+
+    String source(int i) {
+      return i == 0 ? source0 : sources[i - 1];
+    }
 
     int indexOf(int type) {
       for (int i = 0; i < count; i++) {
-        if (types[i] == type) {
+        if (type(i) == type) {
           return i;
         }
       }
@@ -542,15 +559,56 @@ public final class ZoneCompiler {
     }
 
     int add(int type, String source) {
-      if (count == types.length) {
-        types = Arrays.copyOf(types, count * 2);
-        sets = Arrays.copyOf(sets, count * 2);
-        sources = Arrays.copyOf(sources, count * 2);
+      if (count == 0) {
+        type0 = type;
+        source0 = source;
+        return count++;
       }
-      types[count] = type;
-      sets[count] = new RRset();
-      sources[count] = source;
+      if (types == null) {
+        types = new int[2];
+        data = new Object[2];
+        sources = new String[2];
+      } else if (count - 1 == types.length) {
+        types = Arrays.copyOf(types, types.length * 2);
+        data = Arrays.copyOf(data, data.length * 2);
+        sources = Arrays.copyOf(sources, sources.length * 2);
+      }
+      types[count - 1] = type;
+      sources[count - 1] = source;
       return count++;
+    }
+
+    /** Adds {@code r} to the {@code i}-th type, as RRset.addRR would (one TTL, no duplicates). */
+    void addRecord(int i, Record r) {
+      Object d = i == 0 ? data0 : data[i - 1];
+      Object next;
+      if (d == null && r.getType() != Type.RRSIG) {
+        next = r;
+      } else {
+        RRset set = d instanceof RRset existing ? existing : new RRset();
+        if (d instanceof Record single) {
+          set.addRR(single);
+        }
+        set.addRR(r);
+        next = set;
+      }
+      if (i == 0) {
+        data0 = next;
+      } else {
+        data[i - 1] = next;
+      }
+    }
+
+    /** The {@code i}-th type's records as an RRset. */
+    RRset rrset(int i) {
+      Object d = i == 0 ? data0 : data[i - 1];
+      return d instanceof RRset set ? set : new RRset((Record) d);
+    }
+
+    /** The {@code i}-th type's records in canonical order (RFC 4034 §6.3). */
+    Record[] records(int i) {
+      Object d = i == 0 ? data0 : data[i - 1];
+      return d instanceof RRset set ? sorted(set) : new Record[] {(Record) d};
     }
   }
 

@@ -30,7 +30,10 @@ public final class ZoneNode {
 
   private final Name name;
   private final int[] types;
-  private final Record[][] sets;
+
+  /** The records of the one type when there is one (most names), else a Record[][] by type. */
+  private final Object sets;
+
   private final String service;
 
   /** Set once by the responder (compare-and-set), so every thread uses the same value. */
@@ -41,7 +44,7 @@ public final class ZoneNode {
   ZoneNode(Name name, int[] types, Record[][] sets, String service) {
     this.name = name;
     this.types = types.length == 0 ? NO_TYPES : types;
-    this.sets = sets.length == 0 ? NO_SETS : sets;
+    this.sets = sets.length == 1 ? sets[0] : sets.length == 0 ? NO_SETS : sets;
     this.service = service;
   }
 
@@ -59,10 +62,20 @@ public final class ZoneNode {
   List<Record> get(int type) {
     for (int i = 0; i < types.length; i++) {
       if (types[i] == type) {
-        return Collections.unmodifiableList(Arrays.asList(sets[i]));
+        return set(i);
       }
     }
     return null;
+  }
+
+  /** Whether the name owns records of {@code type}. */
+  boolean has(int type) {
+    for (int t : types) {
+      if (t == type) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether the name owns no records. */
@@ -82,7 +95,8 @@ public final class ZoneNode {
 
   /** The records of the {@code i}-th type, in canonical order. */
   List<Record> set(int i) {
-    return Collections.unmodifiableList(Arrays.asList(sets[i]));
+    Record[] records = sets instanceof Record[][] all ? all[i] : (Record[]) sets;
+    return Collections.unmodifiableList(Arrays.asList(records));
   }
 
   /** The absolute lower-case name of the service bound to this name, or null. */

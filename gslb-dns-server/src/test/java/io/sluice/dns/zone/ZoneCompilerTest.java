@@ -211,6 +211,29 @@ class ZoneCompilerTest {
   }
 
   @Test
+  void recordsOfOneTypeFormOneSetWithOneTtlAndNoDuplicates() throws Exception {
+    SluiceConfig config =
+        fileZone(
+            """
+            $TTL 300
+            @     IN SOA ns1.example.test. h.example.test. 5 7200 1800 1209600 60
+            www   IN A   192.0.2.2
+            www   60 IN A   192.0.2.1
+            www   IN A   192.0.2.2
+            one   IN A   192.0.2.9
+            """);
+    Zone z = ZoneCompiler.compile(config, "f.yaml").zones().get(0);
+    Resolution www = z.resolve(Name.fromString("www.example.test."), Type.A);
+    assertEquals(
+        List.of("192.0.2.1 60", "192.0.2.2 60"),
+        www.answer().stream().map(r -> r.rdataToString() + " " + r.getTTL()).toList());
+    Resolution one = z.resolve(Name.fromString("ONE.example.test."), Type.A);
+    assertEquals(
+        List.of("192.0.2.9 300"),
+        one.answer().stream().map(r -> r.rdataToString() + " " + r.getTTL()).toList());
+  }
+
+  @Test
   void everyRecordOfAZoneCanBeIteratedByName() throws Exception {
     SluiceConfig config =
         fileZone(
