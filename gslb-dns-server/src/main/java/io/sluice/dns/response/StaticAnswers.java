@@ -6,8 +6,10 @@ import io.sluice.dns.zone.ZoneIndex;
 import io.sluice.dns.zone.ZoneNode;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.List;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Name;
+import org.xbill.DNS.Record;
 import org.xbill.DNS.Type;
 
 /**
@@ -75,7 +77,7 @@ final class StaticAnswers {
       this.node = node;
       this.types = node.types();
       this.templates = new Template[types.length];
-      this.hasCname = zone.hasCname(node.name());
+      this.hasCname = node.has(Type.CNAME);
     }
 
     Zone zone() {
@@ -122,6 +124,13 @@ final class StaticAnswers {
 
     private Template encode(int type) {
       Name name = node.name();
+      if (type == Type.A || type == Type.AAAA || type == Type.TXT) {
+        // Most first questions of a large zone: an RRset whose data names nothing, answered as is.
+        List<Record> plain = zone.plainRRset(node, type);
+        if (plain != null) {
+          return AnswerEncoder.plain(name, type, plain);
+        }
+      }
       Resolution r = zone.resolve(name, type);
       return AnswerEncoder.encode(name, type, DClass.IN, r);
     }

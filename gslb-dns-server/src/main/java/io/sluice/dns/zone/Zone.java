@@ -150,6 +150,15 @@ public final class Zone {
     return cutAbove(name) != null;
   }
 
+  /**
+   * The records of {@code type} at {@code node} when they are the whole answer to that question:
+   * the node owns them and no DNAME in the zone could redirect the name (the caller has already
+   * ruled out a delegation above it); null when the question needs {@link #resolve}.
+   */
+  public List<Record> plainRRset(ZoneNode node, int type) {
+    return hasDname || node.has(Type.CNAME) ? null : node.get(type);
+  }
+
   /** Whether {@code name} has a CNAME. */
   public boolean hasCname(Name name) {
     ZoneNode n = nodes.get(name);

@@ -69,7 +69,7 @@ public final class ZoneNode {
   }
 
   /** Whether the name owns records of {@code type}. */
-  boolean has(int type) {
+  public boolean has(int type) {
     for (int t : types) {
       if (t == type) {
         return true;
