@@ -71,7 +71,8 @@ public class LargeConfigBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
-    Path dir = Path.of(System.getProperty("sluice.large.dir", "target/large-config"));
+    Path dir =
+        Path.of(System.getProperty("sluice.large.dir", "gslb-dns-server/target/large-config"));
     Files.createDirectories(dir);
     Process gen =
         new ProcessBuilder(
