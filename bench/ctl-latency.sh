@@ -18,7 +18,8 @@ rundir=$1 port=$2 rounds=${3:-10}
 bench="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 sluice="$bench/../sluice"
 now_ms() { date +%s%3N; }
-answer() { dig @127.0.0.1 -p "$port" +short +time=1 +tries=1 www.example.test A 2>/dev/null || true; }
+# dig +short prints its errors on stdout too: keep only addresses.
+answer() { dig @127.0.0.1 -p "$port" +short +time=1 +tries=1 www.example.test A 2>/dev/null | grep -E '^[0-9.]+$' || true; }
 median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 mkdir -p "$rundir"
