@@ -15,8 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code sluice ctl} starts lean (docs/cli.md, "Start-up"): a fresh JVM running {@code Main ctl
  * rollback} against a running node makes its change while configuring no logging, setting up no TLS
- * for an {@code http://} URL and building no command but the one it runs. What it loads is read
- * from the JVM's own class-loading log, not timed.
+ * for an {@code http://} URL, making no Jackson {@code ObjectMapper} and building no command but
+ * the one it runs. What it loads is read from the JVM's own class-loading log, not timed.
  */
 class CtlStartupTest {
   @TempDir Path dir;
@@ -64,6 +64,7 @@ class CtlStartupTest {
               " org.slf4j.",
               " javax.net.ssl.SSLContext ",
               " java.net.http.",
+              " com.fasterxml.jackson.databind.ObjectMapper ",
               " io.sluice.admin.cli.DrillCommand ",
               " io.sluice.admin.cli.ConfigCommand$Push ")) {
         assertTrue(
