@@ -5,10 +5,10 @@
 # launches `./sluice ctl weights set www.example.test … -y`, alternating between a plan that
 # answers 192.0.2.2 and one that answers 192.0.2.3, and polls www.example.test every 2 ms from one
 # process (bench/answer-change.py) until the answer has changed: the time from launching the
-# command to the first changed answer. Also
-# prints the wall time of `./sluice ctl rollback www.example.test` (the same start-up and one API
-# call). Prints every round and the median. The first ctl run after a build writes the launcher's
-# class-data-sharing archive and is not counted; SLUICE_CTL_NO_CDS=1 measures without it.
+# command to the first changed answer. Also prints the wall time of `./sluice ctl rollback
+# www.example.test` (the same start-up and one API call). Prints every round and the median. A
+# first ctl run, not counted, writes the launcher's class-data-sharing archive when the package
+# step did not; SLUICE_CTL_NO_CDS=1 measures without it.
 # Build the jar beforehand (mvn -B -q -DskipTests package).
 set -euo pipefail
 if [ $# -lt 2 ]; then
