@@ -22,6 +22,7 @@ public record HttpsConfig(
     String keyFile,
     Boolean http2,
     Duration idleTimeout,
+    Integer maxConnections,
     HttpDnsConfig httpdns) {
 
   public HttpsConfig {
@@ -31,12 +32,13 @@ public record HttpsConfig(
     port = port == null ? 443 : port;
     http2 = http2 == null ? Boolean.TRUE : http2;
     idleTimeout = idleTimeout == null ? Duration.ofSeconds(30) : idleTimeout;
+    maxConnections = maxConnections == null ? 1024 : maxConnections;
     httpdns = httpdns == null ? HttpDnsConfig.defaults() : httpdns;
   }
 
   /** No HTTPS listener (the default when {@code dns.https} is absent). */
   public static HttpsConfig defaults() {
-    return new HttpsConfig(false, null, null, null, null, null, null, null);
+    return new HttpsConfig(false, null, null, null, null, null, null, null, null);
   }
 
   /** Whether the certificate is generated (neither {@code certFile} nor {@code keyFile} set). */
@@ -58,6 +60,7 @@ public record HttpsConfig(
         || idleTimeout.compareTo(Duration.ofHours(1)) > 0) {
       p.add(Problems.child(path, "idleTimeout"), "must be at least 1s and at most 1h");
     }
+    p.range(Problems.child(path, "maxConnections"), maxConnections, 1, 1_000_000);
     httpdns.validate(Problems.child(path, "httpdns"), p);
   }
 

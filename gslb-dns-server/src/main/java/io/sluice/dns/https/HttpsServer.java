@@ -39,6 +39,8 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,11 +91,13 @@ public final class HttpsServer implements AutoCloseable {
     HttpsHandler handler =
         new HttpsHandler(responder, settings, new ClientRateLimit(ticker), metrics);
     long idleNanos = config.idleTimeout().toNanos();
+    ConnectionCap cap = new ConnectionCap(config.maxConnections());
     ChannelInitializer<Channel> init =
         new ChannelInitializer<>() {
           @Override
           protected void initChannel(Channel ch) {
             ChannelPipeline p = ch.pipeline();
+            p.addLast(cap);
             p.addLast(new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS));
             p.addLast(IdleCloser.INSTANCE);
             p.addLast(settings.get().ssl.newHandler(ch.alloc()));
@@ -146,6 +150,41 @@ public final class HttpsServer implements AutoCloseable {
       c.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
     }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Closes a new connection at once while {@code dns.https.maxConnections} are open, before its TLS
+   * handshake costs anything, so a flood of connections cannot exhaust file descriptors. Counted
+   * with one atomic: admitting a connection takes no lock.
+   */
+  @Sharable
+  private static final class ConnectionCap extends ChannelInboundHandlerAdapter {
+    private final int max;
+    private final AtomicInteger open = new AtomicInteger();
+    // At most one log line a minute about refused connections.
+    private final AtomicLong nextLog = new AtomicLong(System.nanoTime());
+
+    ConnectionCap(int max) {
+      this.max = max;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+      if (open.incrementAndGet() > max) {
+        open.decrementAndGet();
+        long now = System.nanoTime();
+        long next = nextLog.get();
+        if (now - next >= 0 && nextLog.compareAndSet(next, now + TimeUnit.MINUTES.toNanos(1))) {
+          log.warn(
+              "{} HTTPS connections are open (dns.https.maxConnections): closing new ones", max);
+        }
+        ctx.pipeline().remove(this);
+        ctx.close();
+        return;
+      }
+      ctx.channel().closeFuture().addListener(f -> open.decrementAndGet());
+      super.channelActive(ctx);
+    }
   }
 
   /** Closes a connection that carried nothing for the configured idle timeout. */
