@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 class HttpsCertificateTest {
   @TempDir Path dir;
 
-  private static final String ZONE =
+  /** A small zone with www.example.test A 192.0.2.80. */
+  static final String ZONE =
       """
       zones:
         - origin: example.test.

@@ -32,13 +32,8 @@ class HttpsConnectionCapTest {
           threads: 1
           https: { listen: [127.0.0.1], port: 0, maxConnections: 1 }
         stateDir: state
-        zones:
-          - origin: example.test.
-            soa: { mname: ns1.example.test., rname: h.example.test. }
-            ns: [ns1.example.test.]
-            records:
-              - { name: www, type: A, data: 192.0.2.80 }
-        """;
+        """
+            + HttpsCertificateTest.ZONE;
     try (SluiceNode node =
         SluiceNode.start(
             ConfigLoader.parse(yaml, "test.yaml", dir),
