@@ -20,11 +20,8 @@ import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
-import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
-import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -48,7 +45,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The DNS over HTTPS and HTTPDNS listener: TLS on every configured address and one port, HTTP/2 or
  * HTTP/1.1 as ALPN negotiates, every request answered on its connection's event loop by {@link
- * HttpsHandler}. A new connection gets the TLS context of the configuration being served, so a
+ * HttpsAnswers}. A new connection gets the TLS context of the configuration being served, so a
  * reload that renews the certificate applies to the next connection.
  */
 public final class HttpsServer implements AutoCloseable {
@@ -58,7 +55,7 @@ public final class HttpsServer implements AutoCloseable {
   private static final int MAX_CONCURRENT_STREAMS = 100;
 
   /** Longest request line or header of HTTP/1.1: a GET of the largest DNS message in base64url. */
-  private static final int MAX_INITIAL_LINE = 4 * HttpsHandler.MAX_MESSAGE / 3 + 1024;
+  private static final int MAX_INITIAL_LINE = 4 * HttpsAnswers.MAX_MESSAGE / 3 + 1024;
 
   private final EventLoopGroup group;
   private final List<Channel> channels;
@@ -88,8 +85,8 @@ public final class HttpsServer implements AutoCloseable {
     EventLoopGroup group =
         new MultiThreadIoEventLoopGroup(
             threads, new DefaultThreadFactory("sluice-https", true), io);
-    HttpsHandler handler =
-        new HttpsHandler(responder, settings, new ClientRateLimit(ticker), metrics);
+    HttpsAnswers answers =
+        new HttpsAnswers(responder, settings, new ClientRateLimit(ticker), metrics);
     long idleNanos = config.idleTimeout().toNanos();
     ConnectionCap cap = new ConnectionCap(config.maxConnections());
     ChannelInitializer<Channel> init =
@@ -101,7 +98,7 @@ public final class HttpsServer implements AutoCloseable {
             p.addLast(new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS));
             p.addLast(IdleCloser.INSTANCE);
             p.addLast(settings.get().ssl.newHandler(ch.alloc()));
-            p.addLast(new Negotiation(handler, metrics));
+            p.addLast(new Negotiation(answers));
           }
         };
     List<Channel> channels = new ArrayList<>();
@@ -204,13 +201,11 @@ public final class HttpsServer implements AutoCloseable {
 
   /** Sets up HTTP/2 or HTTP/1.1 once TLS has negotiated the protocol (HTTP/1.1 without ALPN). */
   private static final class Negotiation extends ApplicationProtocolNegotiationHandler {
-    private final HttpsHandler handler;
-    private final GslbMetrics metrics;
+    private final HttpsAnswers answers;
 
-    Negotiation(HttpsHandler handler, GslbMetrics metrics) {
+    Negotiation(HttpsAnswers answers) {
       super(ApplicationProtocolNames.HTTP_1_1);
-      this.handler = handler;
-      this.metrics = metrics;
+      this.answers = answers;
     }
 
     @Override
@@ -222,21 +217,12 @@ public final class HttpsServer implements AutoCloseable {
                 .initialSettings(
                     Http2Settings.defaultSettings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS))
                 .build(),
-            new Http2MultiplexHandler(
-                new ChannelInitializer<Channel>() {
-                  @Override
-                  protected void initChannel(Channel stream) {
-                    stream
-                        .pipeline()
-                        .addLast(
-                            new Http2StreamFrameToHttpObjectCodec(true),
-                            new Aggregator(metrics),
-                            handler);
-                  }
-                }));
+            new Http2Handler(answers));
       } else if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
         p.addLast(
-            new HttpServerCodec(MAX_INITIAL_LINE, 8192, 8192), new Aggregator(metrics), handler);
+            new HttpServerCodec(MAX_INITIAL_LINE, 8192, 8192),
+            new Aggregator(answers),
+            new Http1Handler(answers));
       } else {
         throw new IllegalStateException("unexpected application protocol " + protocol);
       }
@@ -244,24 +230,22 @@ public final class HttpsServer implements AutoCloseable {
   }
 
   /**
-   * Collects a request whole, up to the largest DNS message; a larger body gets 413 (counted like
-   * every other answer).
+   * Collects an HTTP/1.1 request whole, up to the largest DNS message; a larger body gets 413
+   * (counted like every other answer).
    */
   private static final class Aggregator extends HttpObjectAggregator {
-    private final GslbMetrics metrics;
+    private final HttpsAnswers answers;
 
-    Aggregator(GslbMetrics metrics) {
-      super(HttpsHandler.MAX_MESSAGE);
-      this.metrics = metrics;
+    Aggregator(HttpsAnswers answers) {
+      super(HttpsAnswers.MAX_MESSAGE);
+      this.answers = answers;
     }
 
     @Override
     protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized)
         throws Exception {
       if (oversized instanceof HttpRequest req) {
-        String path = new QueryStringDecoder(req.uri()).path();
-        metrics.httpsRequest(
-            HttpsHandler.endpointLabel(path), HttpsHandler.methodLabel(req.method()), 413);
+        answers.count(HttpsAnswers.path(req.uri()), req.method(), 413);
       }
       super.handleOversizedMessage(ctx, oversized);
     }
