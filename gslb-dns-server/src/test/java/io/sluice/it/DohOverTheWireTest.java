@@ -167,6 +167,20 @@ class DohOverTheWireTest {
   }
 
   @Test
+  void aLargePostBodyInManyFramesIsAnsweredWhole() throws Exception {
+    // 40000 bytes of EDNS padding (RFC 7830): the body spans several HTTP/2 DATA frames.
+    Message q = LiveNode.queryMessage("www.example.test.", Type.A, null);
+    q.addRecord(
+        new org.xbill.DNS.OPTRecord(
+            1232, 0, 0, 0, List.of(new org.xbill.DNS.GenericEDNSOption(12, new byte[40_000]))),
+        Section.ADDITIONAL);
+    for (DohClient client : List.of(h2, h1)) {
+      Message doh = dns(client.post(q.toWire(), "application/dns-message"));
+      assertEquals(List.of("192.0.2.80"), LiveNode.addresses(doh));
+    }
+  }
+
+  @Test
   void negativeAnswersAreCachedForTheNegativeTtl() throws Exception {
     HttpResponse<byte[]> r = h2.get(LiveNode.queryMessage("nope.example.test.", Type.A, null));
     assertEquals(Rcode.NXDOMAIN, dns(r).getRcode());
