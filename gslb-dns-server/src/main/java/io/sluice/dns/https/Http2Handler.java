@@ -32,8 +32,18 @@ final class Http2Handler extends ChannelDuplexHandler {
 
   private final HttpsAnswers answers;
 
+  /**
+   * Request body bytes one connection may have in flight over all its streams. Credit goes back to
+   * the peer as bodies are copied, so without this cap 100 streams could hold 6.4 MB each
+   * connection; two bodies of the largest DNS message fit.
+   */
+  static final int MAX_PENDING_BYTES = 2 * HttpsAnswers.MAX_MESSAGE;
+
   /** The requests whose body is still arriving, by stream id; at most the streams allowed. */
   private final IntObjectHashMap<Pending> pending = new IntObjectHashMap<>();
+
+  /** The body bytes held in {@link #pending}. */
+  private int pendingBytes;
 
   /** A request's headers and the body received so far. */
   private static final class Pending {
@@ -62,7 +72,7 @@ final class Http2Handler extends ChannelDuplexHandler {
       } else if (msg instanceof Http2DataFrame d) {
         data(ctx, d);
       } else if (msg instanceof Http2ResetFrame r) {
-        pending.remove(r.stream().id());
+        remove(r.stream().id());
       }
     } finally {
       ReferenceCountUtil.release(msg);
@@ -80,8 +90,8 @@ final class Http2Handler extends ChannelDuplexHandler {
       return; // answered already (too large), or reset
     }
     int n = d.content().readableBytes();
-    if (p.length + n > HttpsAnswers.MAX_MESSAGE) {
-      pending.remove(d.stream().id());
+    if (p.length + n > HttpsAnswers.MAX_MESSAGE || pendingBytes + n > MAX_PENDING_BYTES) {
+      remove(d.stream().id());
       String path = String.valueOf(p.headers.path());
       answers.count(HttpsAnswers.path(path), method(p.headers), 413);
       write(ctx, d.stream(), HttpsAnswers.Reply.text(413, "request body too large"));
@@ -92,9 +102,17 @@ final class Http2Handler extends ChannelDuplexHandler {
     }
     d.content().getBytes(d.content().readerIndex(), p.body, p.length, n);
     p.length += n;
+    pendingBytes += n;
     if (d.isEndStream()) {
-      pending.remove(d.stream().id());
+      remove(d.stream().id());
       answer(ctx, d.stream(), p.headers, Arrays.copyOf(p.body, p.length));
+    }
+  }
+
+  private void remove(int stream) {
+    Pending p = pending.remove(stream);
+    if (p != null) {
+      pendingBytes -= p.length;
     }
   }
 
@@ -145,7 +163,7 @@ final class Http2Handler extends ChannelDuplexHandler {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     if (cause instanceof Http2FrameStreamException e) {
       // The codec resets that stream; the connection and its other streams go on.
-      pending.remove(e.stream().id());
+      remove(e.stream().id());
       return;
     }
     ctx.close();
