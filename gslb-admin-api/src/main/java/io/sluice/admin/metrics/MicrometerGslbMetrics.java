@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.RateLimitAction;
 import io.sluice.core.spi.RateLimitKind;
@@ -14,28 +15,12 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@link GslbMetrics} bound to Micrometer. Meters are created on first use of a label tuple and
- * cached; the per-query DNS meters sit in fixed tables indexed by bounded labels ({@link
- * DnsRequestMeters}), so recording a query is one map read, an array read and an atomic add. Label
- * values come from configuration or small fixed sets (zones, qtypes, rcodes, services, pools),
- * never from clients.
+ * cached; the per-query DNS meters are plain per-thread cells indexed by bounded labels and summed
+ * on scrape ({@link DnsQueryMeters}), so recording a query writes nothing another thread writes.
+ * Label values come from configuration or small fixed sets (zones, qtypes, rcodes, services,
+ * pools), never from clients.
  */
 public final class MicrometerGslbMetrics implements GslbMetrics {
-  /** Buckets of the query-path latency histogram: the answer path is expected in microseconds. */
-  private static final Duration[] DNS_BUCKETS = {
-    Duration.ofNanos(25_000),
-    Duration.ofNanos(50_000),
-    Duration.ofNanos(100_000),
-    Duration.ofNanos(250_000),
-    Duration.ofNanos(500_000),
-    Duration.ofMillis(1),
-    Duration.ofMillis(2),
-    Duration.ofMillis(5),
-    Duration.ofMillis(10),
-    Duration.ofMillis(25),
-    Duration.ofMillis(100),
-    Duration.ofSeconds(1)
-  };
-
   private static final Duration[] PROBE_BUCKETS = {
     Duration.ofMillis(1),
     Duration.ofMillis(5),
@@ -51,9 +36,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     Duration.ofSeconds(10)
   };
 
-  private final DnsRequestMeters dnsRequests;
-  private final Timer dnsDurationUdp;
-  private final Timer dnsDurationTcp;
+  private final DnsQueryMeters dnsQueries;
   private final Counter[] tcpClosed;
   private final AtomicLong tcpOpen = new AtomicLong();
 
@@ -95,10 +78,9 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     }
   }
 
-  public MicrometerGslbMetrics(MeterRegistry registry) {
-    dnsRequests = new DnsRequestMeters(registry);
-    dnsDurationUdp = dnsDuration(registry, "udp");
-    dnsDurationTcp = dnsDuration(registry, "tcp");
+  /** Meters registered in {@code registry}; the per-query DNS meters collect in its scrape. */
+  public MicrometerGslbMetrics(PrometheusMeterRegistry registry) {
+    dnsQueries = new DnsQueryMeters(registry, registry.getPrometheusRegistry());
     TcpCloseReason[] reasons = TcpCloseReason.values();
     tcpClosed = new Counter[reasons.length];
     for (TcpCloseReason r : reasons) {
@@ -245,14 +227,6 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                     .register(registry));
   }
 
-  private static Timer dnsDuration(MeterRegistry registry, String transport) {
-    return Timer.builder("sluice.dns.request.duration")
-        .description("Time from a decoded query to its encoded answer")
-        .tags("transport", transport)
-        .serviceLevelObjectives(DNS_BUCKETS)
-        .register(registry);
-  }
-
   private static RegionCounters regionCounters(MeterRegistry registry, String service) {
     RegionCounters rc =
         new RegionCounters(
@@ -277,8 +251,13 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
 
   @Override
   public void dnsQuery(String zone, int qtype, int rcode, boolean tcp, long nanos) {
-    dnsRequests.get(zone, qtype, rcode, tcp).increment();
-    (tcp ? dnsDurationTcp : dnsDurationUdp).record(nanos, TimeUnit.NANOSECONDS);
+    dnsQueries.record(zone, qtype, rcode, tcp, nanos, System.nanoTime());
+  }
+
+  @Override
+  public void dnsQuery(
+      String zone, int qtype, int rcode, boolean tcp, long nanos, long endNanoTime) {
+    dnsQueries.record(zone, qtype, rcode, tcp, nanos, endNanoTime);
   }
 
   /** One counter per answer kind, registered at zero so dashboards see the series from start. */

@@ -157,12 +157,14 @@ public final class Responder {
     if (transport == Transport.UDP && settings.rateLimits().enabled && !q.cookieValid) {
       out = rateLimit.apply(settings, q, in, out, rcode, client, ip);
     }
+    long end = System.nanoTime();
     metrics.dnsQuery(
         q.zone == null ? "" : q.zone.originText(),
         q.hasQuestion() ? q.qtype : DnsQueryLabels.NO_QUESTION,
         out == null ? DnsQueryLabels.DROPPED : rcode,
         transport == Transport.TCP,
-        System.nanoTime() - start);
+        end - start,
+        end);
     return out;
   }
 
