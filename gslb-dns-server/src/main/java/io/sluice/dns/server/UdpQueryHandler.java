@@ -42,7 +42,9 @@ final class UdpQueryHandler extends ChannelInboundHandlerAdapter {
         // A pooled direct buffer goes to the socket as is; a heap buffer would be copied into
         // one on the write path anyway.
         ByteBuf reply = ctx.alloc().directBuffer(out.length).writeBytes(out);
-        ctx.write(new DatagramPacket(reply, packet.sender()));
+        // No promise per reply: nobody waits for a datagram's write, and the channel's own void
+        // promise neither allocates nor reports a failed send (a reply lost like any datagram).
+        ctx.write(new DatagramPacket(reply, packet.sender()), ctx.channel().unsafe().voidPromise());
       }
     } catch (RuntimeException e) {
       log.warn("failed to answer a UDP query from {}", packet.sender(), e);
