@@ -61,6 +61,9 @@ public final class Responder {
   private final ServedZones fallback;
   private final Ticker ticker;
 
+  /** The zone data of the snapshot queries read last; see {@link #zonesOf}. */
+  private LastZones lastZones;
+
   /** Response rate limiting; its table is sized at start and kept across reloads. */
   private final ResponseRateLimit rateLimit;
 
@@ -125,6 +128,24 @@ public final class Responder {
   }
 
   /**
+   * The zone data of {@code snapshot}, remembered for the snapshot seen last: snapshots change on
+   * reloads, health and traffic changes, queries arrive far more often, and this saves a map
+   * look-up per query. A stale or racing read of the plain field only costs that look-up.
+   */
+  private ServedZones zonesOf(Snapshot snapshot) {
+    LastZones last = lastZones;
+    if (last != null && last.snapshot == snapshot) {
+      return last.zones;
+    }
+    ServedZones z = served(snapshot);
+    lastZones = new LastZones(snapshot, z);
+    return z;
+  }
+
+  /** A snapshot and its zone data. */
+  private record LastZones(Snapshot snapshot, ServedZones zones) {}
+
+  /**
    * Answers the {@code len}-byte query in {@code in} from {@code client}; returns the response, or
    * null when the query must be dropped.
    */
@@ -132,7 +153,7 @@ public final class Responder {
     long start = System.nanoTime();
     // The one read of shared state per query: zone data and policy state come from this snapshot.
     Snapshot snapshot = store == null ? null : store.current();
-    ServedZones s = served(snapshot);
+    ServedZones s = zonesOf(snapshot);
     Query q = QueryParser.parse(in, len);
     if (q == null) {
       metrics.dnsQuery(
