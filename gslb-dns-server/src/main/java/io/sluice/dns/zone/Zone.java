@@ -1,6 +1,7 @@
 package io.sluice.dns.zone;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -118,6 +119,41 @@ public final class Zone {
   public Set<Integer> types(Name name) {
     ZoneNode n = nodes.get(name);
     return n == null ? Set.of() : n.rrsets().keySet();
+  }
+
+  /** The RRsets at {@code name}; empty when the name does not exist or owns nothing. */
+  public Collection<RRset> rrsets(Name name) {
+    ZoneNode n = nodes.get(name);
+    return n == null ? List.of() : n.rrsets().values();
+  }
+
+  /**
+   * This zone with {@code serial} in its SOA (zone transfers advance serials by their own rule);
+   * this very zone when the serial is already that.
+   */
+  public Zone withSerial(long serial) {
+    ZoneNode apex = nodes.get(origin);
+    SOARecord soa = (SOARecord) apex.get(Type.SOA).first();
+    if (soa.getSerial() == serial) {
+      return this;
+    }
+    SOARecord next =
+        new SOARecord(
+            origin,
+            DClass.IN,
+            soa.getTTL(),
+            soa.getHost(),
+            soa.getAdmin(),
+            serial,
+            soa.getRefresh(),
+            soa.getRetry(),
+            soa.getExpire(),
+            soa.getMinimum());
+    Map<Integer, RRset> apexSets = new HashMap<>(apex.rrsets());
+    apexSets.put(Type.SOA, new RRset(next));
+    Map<Name, ZoneNode> copy = new HashMap<>(nodes);
+    copy.put(origin, new ZoneNode(apexSets, apex.service()));
+    return new Zone(origin, next, copy, cuts);
   }
 
   /** The service bound to {@code name}, or null. */

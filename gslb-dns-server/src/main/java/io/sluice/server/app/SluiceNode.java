@@ -12,6 +12,7 @@ import io.sluice.dns.response.Responder;
 import io.sluice.dns.response.ResponderSettings;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.dns.server.DnsServer;
+import io.sluice.dns.transfer.Notifier;
 import io.sluice.dns.zone.ZoneCompiler;
 import java.io.IOException;
 import java.util.List;
@@ -29,6 +30,7 @@ public final class SluiceNode implements AutoCloseable {
   private final Responder responder;
   private final DnsServer server;
   private final GslbMetrics metrics;
+  private Notifier notifier;
 
   private SluiceNode(
       SnapshotStore store,
@@ -113,8 +115,10 @@ public final class SluiceNode implements AutoCloseable {
       Ticker ticker)
       throws InterruptedException {
     Responder responder = new Responder(store, zones, planner, metrics, ticker);
-    DnsServer server = DnsServer.start(store.current().config().dns(), responder, metrics);
-    return new SluiceNode(store, publisher, responder, server, metrics);
+    DnsServer server = DnsServer.start(store.current().config().dns(), responder, store, metrics);
+    SluiceNode node = new SluiceNode(store, publisher, responder, server, metrics);
+    node.notifier = Notifier.start(store, metrics);
+    return node;
   }
 
   /**
@@ -179,6 +183,9 @@ public final class SluiceNode implements AutoCloseable {
 
   @Override
   public void close() {
+    if (notifier != null) {
+      notifier.close();
+    }
     server.close();
   }
 }
