@@ -45,6 +45,9 @@ final class TcpQueryHandler extends ChannelInboundHandlerAdapter {
       ReferenceCountUtil.release(msg);
       return;
     }
+    if (transfers != null && transfers.deferred(ctx, frame)) {
+      return; // answered in order once the transfer under way is sent
+    }
     try {
       int len = frame.readableBytes();
       byte[] in = Scratch.get(len);
@@ -54,7 +57,7 @@ final class TcpQueryHandler extends ChannelInboundHandlerAdapter {
               ? remote.getAddress()
               : UNKNOWN_CLIENT;
       if (transfers != null && ZoneTransfers.isTransfer(in, len)) {
-        transfers.start(ctx, in, len, client);
+        transfers.start(ctx, in, len, client, this);
         return;
       }
       byte[] out = responder.respond(in, len, client, Transport.TCP);

@@ -14,6 +14,7 @@ import org.xbill.DNS.Record;
 import org.xbill.DNS.Section;
 import org.xbill.DNS.TSIG;
 import org.xbill.DNS.TSIGRecord;
+import org.xbill.DNS.Type;
 
 /**
  * The answer to one transfer request, produced one message at a time so a transfer of any size is
@@ -124,13 +125,22 @@ public final class TransferSession {
     while (records.hasNext() && bytes < TARGET_BYTES) {
       Record r = records.next();
       batch.add(r);
-      bytes += r.getName().length() + 10 + r.rdataToWireCanonical().length;
+      bytes += r.getName().length() + 10 + rdataLength(r);
     }
     for (Record r : batch) {
       m.addRecord(r, Section.ANSWER);
     }
     sent += batch.size();
     return finish(m);
+  }
+
+  /** The length of {@code r}'s data, uncompressed: an upper bound of what it takes in a message. */
+  private static int rdataLength(Record r) {
+    return switch (r.getType()) {
+      case Type.A -> 4;
+      case Type.AAAA -> 16;
+      default -> r.rdataToWireCanonical().length;
+    };
   }
 
   /** Counts a transfer whose connection closed before its end. */

@@ -151,25 +151,52 @@ public final class TransferZone {
     return zone.names();
   }
 
-  /** Every record but the SOA, read lazily from the compiled zone. */
+  /** Every record, the SOA first. */
+  Iterator<Record> recordsWithSoa() {
+    Iterator<Record> rest = records();
+    SOARecord soa = soa();
+    return new Iterator<>() {
+      private boolean first = true;
+
+      @Override
+      public boolean hasNext() {
+        return first || rest.hasNext();
+      }
+
+      @Override
+      public Record next() {
+        if (first) {
+          first = false;
+          return soa;
+        }
+        return rest.next();
+      }
+    };
+  }
+
+  /**
+   * Every record but the SOA: the compiled zone's RRsets read in place (no name is looked up, so a
+   * big zone costs no hashing), then the services' fallback records.
+   */
   Iterator<Record> records() {
-    Iterator<Name> names = zone.names().iterator();
+    Iterator<RRset> sets = zone.rrsetIterator();
+    Iterator<List<Record>> extra = fallbacks.values().iterator();
     return new Iterator<>() {
       private Iterator<Record> current = Collections.emptyIterator();
 
       @Override
       public boolean hasNext() {
         while (!current.hasNext()) {
-          if (!names.hasNext()) {
+          if (sets.hasNext()) {
+            RRset s = sets.next();
+            if (s.getType() != Type.SOA) {
+              current = s.rrs(false).iterator();
+            }
+          } else if (extra.hasNext()) {
+            current = extra.next().iterator();
+          } else {
             return false;
           }
-          List<Record> next = new ArrayList<>();
-          for (List<Record> set : rrsetsAt(names.next())) {
-            if (set.get(0).getType() != Type.SOA) {
-              next.addAll(set);
-            }
-          }
-          current = next.iterator();
         }
         return true;
       }

@@ -64,6 +64,41 @@ public final class TransferZones {
     return zones.values();
   }
 
+  /**
+   * One line per zone offered, for the start-up log: who may transfer it and where its key's secret
+   * is, as a ready {@code dig} command.
+   */
+  public List<String> describe() {
+    List<String> out = new ArrayList<>();
+    for (TransferZone z : zones.values()) {
+      String zone = z.origin().toString();
+      String bare = zone.substring(0, zone.length() - 1);
+      out.add(
+          z.refusal() != null
+              ? z.refusal()
+              : z.key() == null
+                  ? "zone transfers of "
+                      + zone
+                      + " offered to transfer.allow (dig AXFR "
+                      + bare
+                      + ")"
+                  : "zone transfers of "
+                      + zone
+                      + " need TSIG key "
+                      + z.key().name()
+                      + ": dig -y "
+                      + z.key().algorithm().text()
+                      + ":"
+                      + z.key().name()
+                      + ":$(cat "
+                      + z.key().file()
+                      + ") @SERVER "
+                      + bare
+                      + " AXFR");
+    }
+    return out;
+  }
+
   /** The key named {@code name}, or null. */
   TsigKey key(Name name) {
     return keys.get(name);

@@ -1,7 +1,10 @@
 package io.sluice.dns.transfer;
 
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.Problems;
+import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.TokenFile;
+import io.sluice.core.config.TransferConfig;
 import io.sluice.core.config.TsigAlgorithm;
 import io.sluice.core.config.TsigConfig;
 import java.io.IOException;
@@ -28,6 +31,30 @@ public record TsigKey(Name name, TsigAlgorithm algorithm, byte[] secret, Path fi
   /** The key as {@code dig -y} takes it: {@code algorithm:name:base64}. */
   public String digArgument() {
     return algorithm.text() + ":" + name + ":" + Base64.getEncoder().encodeToString(secret);
+  }
+
+  /**
+   * Adds to {@code problems} what the start would refuse in the TSIG secret files of {@code
+   * config}'s zones, creating none: a file that exists but is not usable. For {@code sluice check}.
+   */
+  public static void check(SluiceConfig config, Problems problems) {
+    for (int i = 0; i < config.zones().size(); i++) {
+      TransferConfig t = config.zones().get(i).transfer();
+      if (t == null || t.tsig() == null || t.tsig().name() == null) {
+        continue;
+      }
+      if (Files.exists(config.stateDirectory().resolve(t.tsig().secretFile()))) {
+        try {
+          load(
+              t.tsig(),
+              config.stateDirectory(),
+              "",
+              Problems.child(Problems.child(Problems.index("zones", i), "transfer"), "tsig"));
+        } catch (ConfigException e) {
+          e.problems().forEach(p -> problems.add(p.path(), p.message()));
+        }
+      }
+    }
   }
 
   /**

@@ -101,7 +101,7 @@ public final class ZoneTransfers {
         refusedLog(
             who, kind, qname, "TSIG " + Rcode.TSIGstring(error) + " for key " + qt.getName());
         return TransferSession.single(
-            notauth(q, qt, error, null), label, kind, TransferOutcome.NOTAUTH, metrics);
+            notauth(q, qt, error, null, key), label, kind, TransferOutcome.NOTAUTH, metrics);
       }
       signedWith = key;
     }
@@ -122,7 +122,8 @@ public final class ZoneTransfers {
       String why =
           "transfer of " + zone.origin() + " must be signed with TSIG key " + zone.key().name();
       refusedLog(who, kind, qname, why);
-      byte[] out = qt == null ? notauth(q, null, 0, why) : notauth(q, qt, Rcode.BADKEY, why);
+      byte[] out =
+          qt == null ? notauth(q, null, 0, why, null) : notauth(q, qt, Rcode.BADKEY, why, null);
       return TransferSession.single(out, label, kind, TransferOutcome.NOTAUTH, metrics);
     }
     if (zone.refusal() != null) {
@@ -236,7 +237,7 @@ public final class ZoneTransfers {
     TsigKey key = all.key(qt.getName());
     int error = key == null ? Rcode.BADKEY : key.tsig().verify(q, wire, null);
     if (error != Rcode.NOERROR) {
-      return notauth(q, qt, error, null);
+      return notauth(q, qt, error, null, key);
     }
     return append(out, key.tsig().generate(q, out, Rcode.NOERROR, qt, true));
   }
@@ -278,14 +279,18 @@ public final class ZoneTransfers {
   }
 
   /**
-   * NOTAUTH (RFC 8945 §5.2): with the TSIG error {@code error} in an unsigned TSIG record named as
-   * the query's when the query was signed, else with an EDE saying which key is needed.
+   * NOTAUTH (RFC 8945 §5.2): with the TSIG error {@code error} in a TSIG record named as the
+   * query's when the query was signed (unsigned, except BADTIME, which {@code key} signs), else
+   * with an EDE saying which key is needed.
    */
-  private static byte[] notauth(Message q, TSIGRecord qt, int error, String why) {
+  private static byte[] notauth(Message q, TSIGRecord qt, int error, String why, TsigKey key) {
     Message r = reply(q, Rcode.NOTAUTH, why);
     byte[] wire = r.toWire();
     if (qt == null) {
       return wire;
+    }
+    if (error == Rcode.BADTIME && key != null) {
+      return append(wire, key.tsig().generate(r, wire, error, qt, true));
     }
     Name alg = qt.getAlgorithm();
     TSIG blank;

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -125,6 +126,11 @@ public final class Zone {
   public Collection<RRset> rrsets(Name name) {
     ZoneNode n = nodes.get(name);
     return n == null ? List.of() : n.rrsets().values();
+  }
+
+  /** Every RRset of the zone, node by node in no particular order, read in place. */
+  public Iterator<RRset> rrsetIterator() {
+    return nodes.values().stream().flatMap(n -> n.rrsets().values().stream()).iterator();
   }
 
   /**

@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.sluice.core.spi.GslbMetrics;
-import io.sluice.core.spi.TransferKind;
-import io.sluice.core.spi.TransferOutcome;
 import io.sluice.core.testing.LoopbackPorts;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -14,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
@@ -46,19 +42,7 @@ class KnotSecondaryTest {
   private Process knot;
   private int knotPort;
   private TestServer sluice;
-  private final List<String> events = new CopyOnWriteArrayList<>();
-  private final GslbMetrics metrics =
-      new GslbMetrics() {
-        @Override
-        public void zoneTransfer(String zone, TransferKind kind, TransferOutcome outcome) {
-          events.add(zone + " " + kind + " " + outcome);
-        }
-
-        @Override
-        public void notifySent(String zone, boolean ok) {
-          events.add(zone + " NOTIFY " + (ok ? "answered" : "failed"));
-        }
-      };
+  private final TransferEvents events = new TransferEvents();
 
   private String missing;
 
@@ -75,7 +59,7 @@ class KnotSecondaryTest {
       return;
     }
     knotPort = LoopbackPorts.reserve();
-    sluice = TestServer.start(sluiceYaml("", 1), dir, metrics);
+    sluice = TestServer.start(sluiceYaml("", 1), dir, events);
     String secret = Files.readString(dir.resolve("state/tsig-xfr-key.key")).strip();
     Path conf = dir.resolve("knot.conf");
     Files.writeString(
@@ -205,25 +189,15 @@ class KnotSecondaryTest {
     await(ZONE, Type.SOA, m -> serial(m) == 2);
     assertEquals(List.of("192.0.2.7"), addresses(askKnot("new." + ZONE, Type.A)));
     assertEquals(List.of("192.0.2.81"), addresses(askKnot("www." + ZONE, Type.A)));
-    awaitEvent("xfr.test. IXFR INCREMENTAL");
-    awaitEvent("xfr.test. NOTIFY answered");
+    events.await("xfr.test. IXFR INCREMENTAL");
+    events.await("xfr.test. NOTIFY answered");
     String log = Files.readString(dir.resolve("knotd.log"));
     assertTrue(log.contains("IXFR, incoming"), log);
 
     // Knot asking with a key Sluice does not know is refused with BADKEY and never loads the zone.
-    awaitEvent("denied.test. AXFR NOTAUTH");
+    events.await("denied.test. AXFR NOTAUTH");
     Message denied = askKnot(DENIED, Type.SOA);
     assertTrue(denied.getRcode() != Rcode.NOERROR, denied.toString());
-  }
-
-  private void awaitEvent(String event) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!events.contains(event)) {
-      if (System.nanoTime() > deadline) {
-        fail("no '" + event + "' in " + events);
-      }
-      Thread.sleep(50);
-    }
   }
 
   private Message await(String name, int type, Predicate<Message> ok) throws Exception {

@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigLoader;
-import io.sluice.core.spi.GslbMetrics;
-import io.sluice.core.spi.TransferKind;
-import io.sluice.core.spi.TransferOutcome;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +14,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,14 +44,8 @@ class ZoneTransferTest {
 
   @TempDir Path dir;
   private TestServer server;
-  private final List<String> transfers = new CopyOnWriteArrayList<>();
-  private final GslbMetrics metrics =
-      new GslbMetrics() {
-        @Override
-        public void zoneTransfer(String zone, TransferKind kind, TransferOutcome outcome) {
-          transfers.add(zone + " " + kind + " " + outcome);
-        }
-      };
+  private final TransferEvents transfers = new TransferEvents();
+  private final TransferEvents metrics = transfers;
 
   @AfterEach
   void stop() {
