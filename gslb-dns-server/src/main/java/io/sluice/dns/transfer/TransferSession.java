@@ -3,10 +3,9 @@ package io.sluice.dns.transfer;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.TransferKind;
 import io.sluice.core.spi.TransferOutcome;
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
-import org.xbill.DNS.Flags;
+import org.xbill.DNS.Compression;
+import org.xbill.DNS.DNSOutput;
 import org.xbill.DNS.Message;
 import org.xbill.DNS.OPTRecord;
 import org.xbill.DNS.Rcode;
@@ -14,7 +13,6 @@ import org.xbill.DNS.Record;
 import org.xbill.DNS.Section;
 import org.xbill.DNS.TSIG;
 import org.xbill.DNS.TSIGRecord;
-import org.xbill.DNS.Type;
 
 /**
  * The answer to one transfer request, produced one message at a time so a transfer of any size is
@@ -23,8 +21,16 @@ import org.xbill.DNS.Type;
  * 8945 §5.3.1). Not thread-safe: one connection's event loop drives it.
  */
 public final class TransferSession {
-  /** The size a message is filled to before the next one starts; well below the 64 KiB limit. */
+  /**
+   * The size a message is filled to before the next one starts; a record that would take a message
+   * past 64 KiB starts the next one instead.
+   */
   static final int TARGET_BYTES = 32 * 1024;
+
+  private static final int MAX_MESSAGE = 65535;
+
+  /** Kept free after the records: the OPT and TSIG records. */
+  private static final int ROOM_AFTER_RECORDS = 512;
 
   private final int id;
   private final Record question;
@@ -36,7 +42,15 @@ public final class TransferSession {
   private final TransferOutcome outcome;
   private final GslbMetrics metrics;
   private final byte[] single;
+
+  /** Carries the query's ID, which is all a TSIG record takes from the message it signs. */
+  private final Message idHolder;
+
   private TSIGRecord previous;
+
+  /** A record that did not fit the previous message: the next one starts with it. */
+  private Record carry;
+
   private boolean first = true;
   private boolean finished;
   private int messages;
@@ -61,6 +75,7 @@ public final class TransferSession {
     this.outcome = outcome;
     this.metrics = metrics;
     this.single = null;
+    this.idHolder = new Message(id);
   }
 
   private TransferSession(
@@ -75,6 +90,7 @@ public final class TransferSession {
     this.outcome = outcome;
     this.metrics = metrics;
     this.single = single;
+    this.idHolder = null;
   }
 
   /** A session of one ready message: a refusal. */
@@ -103,7 +119,7 @@ public final class TransferSession {
     if (finished) {
       return null;
     }
-    if (!first && !records.hasNext()) {
+    if (!first && carry == null && !records.hasNext()) {
       finished = true;
       metrics.zoneTransfer(zone, kind, outcome);
       return null;
@@ -113,34 +129,54 @@ public final class TransferSession {
       messages++;
       return single;
     }
-    Message m = new Message(id);
-    m.getHeader().setFlag(Flags.QR);
-    m.getHeader().setFlag(Flags.AA);
-    m.getHeader().setRcode(Rcode.NOERROR);
-    if (first && question != null) {
-      m.addRecord(question, Section.QUESTION);
+    // Encoded here rather than through a dnsjava Message: owner names compressed against the
+    // message, record data as dnsjava writes it uncompressed (always valid, RFC 3597 §4), and the
+    // message cut once it passes the target size.
+    DNSOutput out = new DNSOutput(TARGET_BYTES + 1024);
+    Compression names = new Compression();
+    out.writeU16(id);
+    out.writeU16(0x8400); // QR, AA, opcode QUERY, NOERROR
+    boolean withQuestion = first && question != null;
+    out.writeU16(withQuestion ? 1 : 0);
+    out.writeU16(0); // ANCOUNT, set below
+    out.writeU16(0);
+    out.writeU16(opt != null ? 1 : 0);
+    if (withQuestion) {
+      question.getName().toWire(out, names);
+      out.writeU16(question.getType());
+      out.writeU16(question.getDClass());
     }
-    int bytes = 12;
-    List<Record> batch = new ArrayList<>();
-    while (records.hasNext() && bytes < TARGET_BYTES) {
-      Record r = records.next();
-      batch.add(r);
-      bytes += r.getName().length() + 10 + rdataLength(r);
+    int count = 0;
+    while ((carry != null || records.hasNext()) && out.current() < TARGET_BYTES) {
+      Record r = carry != null ? carry : records.next();
+      carry = null;
+      byte[] whole = r.toWire(Section.ANSWER);
+      if (count > 0 && out.current() + whole.length + ROOM_AFTER_RECORDS > MAX_MESSAGE) {
+        carry = r;
+        break;
+      }
+      int rdata = r.getName().length() + 10;
+      r.getName().toWire(out, names);
+      out.writeByteArray(whole, r.getName().length(), 8); // type, class, TTL
+      out.writeU16(whole.length - rdata);
+      out.writeByteArray(whole, rdata, whole.length - rdata);
+      count++;
     }
-    for (Record r : batch) {
-      m.addRecord(r, Section.ANSWER);
+    if (opt != null) {
+      out.writeByteArray(opt.toWire(Section.ADDITIONAL));
     }
-    sent += batch.size();
-    return finish(m);
-  }
-
-  /** The length of {@code r}'s data, uncompressed: an upper bound of what it takes in a message. */
-  private static int rdataLength(Record r) {
-    return switch (r.getType()) {
-      case Type.A -> 4;
-      case Type.AAAA -> 16;
-      default -> r.rdataToWireCanonical().length;
-    };
+    byte[] wire = out.toByteArray();
+    wire[6] = (byte) (count >>> 8);
+    wire[7] = (byte) count;
+    sent += count;
+    if (signer != null) {
+      TSIGRecord t = signer.generate(idHolder, wire, Rcode.NOERROR, previous, first);
+      previous = t;
+      wire = ZoneTransfers.append(wire, t);
+    }
+    first = false;
+    messages++;
+    return wire;
   }
 
   /** Counts a transfer whose connection closed before its end. */
@@ -154,20 +190,5 @@ public final class TransferSession {
   /** Records sent so far. */
   public long recordsSent() {
     return sent;
-  }
-
-  private byte[] finish(Message m) {
-    if (opt != null) {
-      m.addRecord(opt, Section.ADDITIONAL);
-    }
-    byte[] wire = m.toWire();
-    if (signer != null) {
-      TSIGRecord t = signer.generate(m, wire, Rcode.NOERROR, previous, first);
-      previous = t;
-      wire = ZoneTransfers.append(wire, t);
-    }
-    first = false;
-    messages++;
-    return wire;
   }
 }

@@ -314,6 +314,64 @@ class ZoneTransferTest {
     }
   }
 
+  @Test
+  void aBigRecordThatWouldOverflowAMessageStartsTheNextOne() throws Exception {
+    // 40 KB records among small ones: one arriving when a message holds more than 25 KB cannot
+    // join it (64 KiB at most). Over 20 of them, in the zone's own order, that happens.
+    StringBuilder records = new StringBuilder();
+    String chunk = "\"" + "y".repeat(250) + "\" ";
+    for (int i = 0; i < 20; i++) {
+      records
+          .append("      - { name: big")
+          .append(i)
+          .append(", type: TXT, data: '")
+          .append(chunk.repeat(160))
+          .append("' }\n");
+    }
+    for (int i = 0; i < 2000; i++) {
+      records.append("      - { name: s").append(i).append(", type: A, data: 192.0.2.1 }\n");
+    }
+    start(yaml(WITH_KEY, records.toString(), FALLBACK, 7));
+    List<Record> zone = axfr(key(SECRET));
+    assertEquals(20, zone.stream().filter(r -> r.getType() == Type.TXT).count());
+    assertEquals(2000 + 3, zone.stream().filter(r -> r.getType() == Type.A).count());
+    assertEquals(2, zone.stream().filter(r -> r.getType() == Type.SOA).count());
+  }
+
+  @Test
+  void aQueryPipelinedBehindATransferIsAnsweredAfterIt() throws Exception {
+    start(yaml(WITH_KEY, "", FALLBACK, 7));
+    try (Socket s = server.tcp()) {
+      Message axfr = Message.newQuery(Record.newRecord(ZONE, Type.AXFR, DClass.IN));
+      axfr.getHeader().setID(1);
+      key(SECRET).apply(axfr, null);
+      Message www =
+          Message.newQuery(Record.newRecord(Name.fromString("www.xfr.test."), Type.A, DClass.IN));
+      www.getHeader().setID(2);
+      // Both in one write, so the server reads the second while the transfer is under way.
+      java.io.ByteArrayOutputStream both = new java.io.ByteArrayOutputStream();
+      for (byte[] m : List.of(axfr.toWire(), www.toWire())) {
+        both.write(m.length >>> 8);
+        both.write(m.length & 0xff);
+        both.write(m);
+      }
+      s.getOutputStream().write(both.toByteArray());
+      int soas = 0;
+      for (int i = 0; i < 100; i++) {
+        Message m = new Message(TestServer.readFrame(s));
+        if (m.getHeader().getID() == 2) {
+          assertEquals(2, soas, "the whole transfer came first");
+          assertEquals("192.0.2.80", m.getSection(Section.ANSWER).get(0).rdataToString());
+          return;
+        }
+        for (Record r : m.getSection(Section.ANSWER)) {
+          soas += r.getType() == Type.SOA ? 1 : 0;
+        }
+      }
+      org.junit.jupiter.api.Assertions.fail("no answer to the pipelined query");
+    }
+  }
+
   private long soaSerial() throws Exception {
     Message a = server.query("xfr.test.", Type.SOA, false);
     return ((SOARecord) a.getSection(Section.ANSWER).get(0)).getSerial();
