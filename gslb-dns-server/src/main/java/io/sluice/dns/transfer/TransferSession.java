@@ -4,9 +4,9 @@ import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.TransferKind;
 import io.sluice.core.spi.TransferOutcome;
 import java.util.Iterator;
-import org.xbill.DNS.Compression;
 import org.xbill.DNS.DNSOutput;
 import org.xbill.DNS.Message;
+import org.xbill.DNS.Name;
 import org.xbill.DNS.OPTRecord;
 import org.xbill.DNS.Rcode;
 import org.xbill.DNS.Record;
@@ -129,20 +129,19 @@ public final class TransferSession {
       messages++;
       return single;
     }
-    // Encoded here rather than through a dnsjava Message: owner names compressed against the
-    // message, record data as dnsjava writes it uncompressed (always valid, RFC 3597 §4), and the
-    // message cut once it passes the target size.
+    // Encoded here rather than through a dnsjava Message, whose name compression table slows
+    // down as a message fills: every message repeats the question (RFC 5936 §2.2.1 allows it), so
+    // each owner name is its own labels and a pointer to the zone's name at offset 12; record data
+    // is written as dnsjava writes it uncompressed (always valid, RFC 3597 §4).
     DNSOutput out = new DNSOutput(TARGET_BYTES + 1024);
-    Compression names = new Compression();
     out.writeU16(id);
     out.writeU16(0x8400); // QR, AA, opcode QUERY, NOERROR
-    boolean withQuestion = first && question != null;
-    out.writeU16(withQuestion ? 1 : 0);
+    out.writeU16(question != null ? 1 : 0);
     out.writeU16(0); // ANCOUNT, set below
     out.writeU16(0);
     out.writeU16(opt != null ? 1 : 0);
-    if (withQuestion) {
-      question.getName().toWire(out, names);
+    if (question != null) {
+      question.getName().toWire(out, null);
       out.writeU16(question.getType());
       out.writeU16(question.getDClass());
     }
@@ -156,7 +155,7 @@ public final class TransferSession {
         break;
       }
       int rdata = r.getName().length() + 10;
-      r.getName().toWire(out, names);
+      owner(out, r.getName());
       out.writeByteArray(whole, r.getName().length(), 8); // type, class, TTL
       out.writeU16(whole.length - rdata);
       out.writeByteArray(whole, rdata, whole.length - rdata);
@@ -177,6 +176,19 @@ public final class TransferSession {
     first = false;
     messages++;
     return wire;
+  }
+
+  /** Writes {@code name}: its labels below the zone, then a pointer to the question's name. */
+  private void owner(DNSOutput out, Name name) {
+    if (question == null || !name.subdomain(question.getName())) {
+      name.toWire(out, null);
+      return;
+    }
+    int own = name.labels() - question.getName().labels();
+    for (int i = 0; i < own; i++) {
+      out.writeByteArray(name.getLabel(i));
+    }
+    out.writeU16(0xC000 | 12);
   }
 
   /** Counts a transfer whose connection closed before its end. */
