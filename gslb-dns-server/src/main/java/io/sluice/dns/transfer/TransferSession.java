@@ -180,11 +180,12 @@ public final class TransferSession {
 
   /** Writes {@code name}: its labels below the zone, then a pointer to the question's name. */
   private void owner(DNSOutput out, Name name) {
-    if (question == null || !name.subdomain(question.getName())) {
+    // Every record of a zone is at or below its apex (the zone compiler sees to it).
+    int own = question == null ? -1 : name.labels() - question.getName().labels();
+    if (own < 0) {
       name.toWire(out, null);
       return;
     }
-    int own = name.labels() - question.getName().labels();
     for (int i = 0; i < own; i++) {
       out.writeByteArray(name.getLabel(i));
     }

@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.xbill.DNS.DClass;
@@ -188,16 +187,29 @@ public final class ZoneTransfers {
     return null;
   }
 
+  /** SOA, every other record, SOA (RFC 5936 §2.2). */
   private static Iterator<Record> full(SOARecord soa, TransferZone zone) {
-    Iterator<Record> body = zone.records();
-    return Stream.concat(
-            Stream.concat(Stream.<Record>of(soa), streamOf(body)), Stream.<Record>of(soa))
-        .iterator();
-  }
+    Iterator<Record> body = zone.recordsWithSoa();
+    return new Iterator<>() {
+      private boolean last;
 
-  private static <T> Stream<T> streamOf(Iterator<T> it) {
-    return java.util.stream.StreamSupport.stream(
-        java.util.Spliterators.spliteratorUnknownSize(it, java.util.Spliterator.ORDERED), false);
+      @Override
+      public boolean hasNext() {
+        return body.hasNext() || !last;
+      }
+
+      @Override
+      public Record next() {
+        if (body.hasNext()) {
+          return body.next();
+        }
+        if (last) {
+          throw new java.util.NoSuchElementException();
+        }
+        last = true;
+        return soa;
+      }
+    };
   }
 
   private static Iterator<Record> incremental(SOARecord soa, List<ZoneDiff> chain) {

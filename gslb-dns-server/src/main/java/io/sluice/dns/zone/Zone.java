@@ -2,12 +2,14 @@ package io.sluice.dns.zone;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Set;
 import org.xbill.DNS.CNAMERecord;
 import org.xbill.DNS.DClass;
@@ -130,7 +132,29 @@ public final class Zone {
 
   /** Every RRset of the zone, node by node in no particular order, read in place. */
   public Iterator<RRset> rrsetIterator() {
-    return nodes.values().stream().flatMap(n -> n.rrsets().values().stream()).iterator();
+    Iterator<ZoneNode> all = nodes.values().iterator();
+    return new Iterator<>() {
+      private Iterator<RRset> node = Collections.emptyIterator();
+
+      @Override
+      public boolean hasNext() {
+        while (!node.hasNext()) {
+          if (!all.hasNext()) {
+            return false;
+          }
+          node = all.next().rrsets().values().iterator();
+        }
+        return true;
+      }
+
+      @Override
+      public RRset next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        return node.next();
+      }
+    };
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigLoader;
 import java.net.Socket;
@@ -336,6 +337,25 @@ class ZoneTransferTest {
     assertEquals(20, zone.stream().filter(r -> r.getType() == Type.TXT).count());
     assertEquals(2000 + 3, zone.stream().filter(r -> r.getType() == Type.A).count());
     assertEquals(2, zone.stream().filter(r -> r.getType() == Type.SOA).count());
+  }
+
+  @Test
+  void transfersAreExportedToPrometheusByZoneKindAndOutcome() throws Exception {
+    writeKey();
+    try (PrometheusMetrics prometheus = new PrometheusMetrics()) {
+      server = TestServer.start(yaml(WITH_KEY, "", FALLBACK, 7), dir, prometheus.gslb());
+      axfr(key(SECRET));
+      ask(Message.newQuery(Record.newRecord(ZONE, Type.AXFR, DClass.IN)), null);
+      String text = prometheus.scrape();
+      assertTrue(
+          text.contains(
+              "sluice_dns_transfers_total{kind=\"axfr\",outcome=\"full\",zone=\"xfr.test.\"} 1.0"),
+          text);
+      assertTrue(
+          text.contains(
+              "sluice_dns_transfers_total{kind=\"axfr\",outcome=\"notauth\",zone=\"xfr.test.\"} 1.0"),
+          text);
+    }
   }
 
   @Test
