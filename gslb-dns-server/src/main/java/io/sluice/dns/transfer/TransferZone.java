@@ -26,30 +26,52 @@ import org.xbill.DNS.Type;
 public final class TransferZone {
   private final Zone zone;
   private final Map<Name, List<Record>> fallbacks;
-  private final List<Cidr> allow;
-  private final TsigKey key;
-  private final List<InetSocketAddress> notify;
+  private final Access access;
   private final String refusal;
   private final List<ZoneDiff> history;
   private final ZoneDigest digest;
 
-  TransferZone(
+  /**
+   * Who may transfer a zone and who hears of its changes: client networks (empty: any), the key
+   * requests must be signed with (null: none), the secondaries to NOTIFY.
+   */
+  record Access(List<Cidr> allow, TsigKey key, List<InetSocketAddress> secondaries) {
+    static final Access NONE = new Access(List.of(), null, List.of());
+
+    Access {
+      allow = List.copyOf(allow);
+      secondaries = List.copyOf(secondaries);
+    }
+  }
+
+  private TransferZone(
       Zone zone,
       Map<Name, List<Record>> fallbacks,
-      List<Cidr> allow,
-      TsigKey key,
-      List<InetSocketAddress> notify,
+      Access access,
       String refusal,
       List<ZoneDiff> history,
       ZoneDigest digest) {
     this.zone = zone;
     this.fallbacks = Map.copyOf(fallbacks);
-    this.allow = List.copyOf(allow);
-    this.key = key;
-    this.notify = List.copyOf(notify);
+    this.access = access;
     this.refusal = refusal;
     this.history = List.copyOf(history);
     this.digest = digest;
+  }
+
+  /** {@code zone} with the services' {@code fallbacks}, only to read its records. */
+  static TransferZone content(Zone zone, Map<Name, List<Record>> fallbacks) {
+    return new TransferZone(zone, fallbacks, Access.NONE, null, List.of(), null);
+  }
+
+  /** {@code content} as offered: with its access rules, refusal, kept differences and digest. */
+  static TransferZone offered(
+      TransferZone content,
+      Access access,
+      String refusal,
+      List<ZoneDiff> history,
+      ZoneDigest digest) {
+    return new TransferZone(content.zone, content.fallbacks, access, refusal, history, digest);
   }
 
   /** The apex. */
@@ -74,12 +96,12 @@ public final class TransferZone {
 
   /** The secondaries told of every change. */
   public List<InetSocketAddress> notifyTargets() {
-    return notify;
+    return access.secondaries();
   }
 
   /** The key transfers must be signed with, or null when none is required. */
   public TsigKey key() {
-    return key;
+    return access.key();
   }
 
   /** Why the zone cannot be transferred, or null when it can. */
@@ -97,10 +119,10 @@ public final class TransferZone {
 
   /** Whether a client at {@code address} may ask (when networks are listed). */
   boolean allows(byte[] address) {
-    if (allow.isEmpty()) {
+    if (access.allow().isEmpty()) {
       return true;
     }
-    for (Cidr c : allow) {
+    for (Cidr c : access.allow()) {
       if (contains(c, address)) {
         return true;
       }

@@ -153,8 +153,7 @@ public final class TransferZones {
       Zone zone = served.get(at);
       Map<Name, List<Record>> fallbacks = new HashMap<>();
       String refusal = fallbacks(zc, fallbacks);
-      TransferZone draft =
-          new TransferZone(zone, fallbacks, List.of(), null, List.of(), refusal, List.of(), null);
+      TransferZone draft = TransferZone.content(zone, fallbacks);
       ZoneDigest digest = ZoneDigest.of(draft);
       TransferZone before = previous == null ? null : previous.zone(zone.origin());
       long configured = draft.serial();
@@ -170,21 +169,10 @@ public final class TransferZones {
       }
       Zone renumbered = zone.withSerial(serial);
       served.set(at, renumbered);
-      TransferZone now =
-          new TransferZone(
-              renumbered, fallbacks, List.of(), null, List.of(), null, List.of(), null);
+      TransferZone now = TransferZone.content(renumbered, fallbacks);
       List<ZoneDiff> history = before == null ? List.of() : history(before, now);
-      out.put(
-          zone.origin(),
-          new TransferZone(
-              renumbered,
-              fallbacks,
-              tc.allowedNetworks(),
-              key,
-              targets(tc),
-              refusal,
-              history,
-              digest));
+      TransferZone.Access access = new TransferZone.Access(tc.allowedNetworks(), key, targets(tc));
+      out.put(zone.origin(), TransferZone.offered(now, access, refusal, history, digest));
       serials.put(zone.origin(), serial, digest);
     }
     problems.throwIfAny();
