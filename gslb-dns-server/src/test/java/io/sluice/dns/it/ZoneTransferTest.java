@@ -138,6 +138,32 @@ class ZoneTransferTest {
   }
 
   @Test
+  void anHmacSha512KeySignsEveryMessage() throws Exception {
+    String secret = Base64.getEncoder().encodeToString(new byte[64]);
+    Path state = Files.createDirectories(dir.resolve("state"));
+    Files.writeString(state.resolve("k512.key"), secret + "\n");
+    Files.setPosixFilePermissions(
+        state.resolve("k512.key"), PosixFilePermissions.fromString("rw-------"));
+    server =
+        TestServer.start(
+            yaml(
+                "{ tsig: { name: xfr-key, algorithm: hmac-sha512, secretFile: k512.key } }",
+                "",
+                FALLBACK,
+                7),
+            dir,
+            metrics);
+    List<Record> zone =
+        axfr(new TSIG(TSIG.HMAC_SHA512, Name.fromConstantString("xfr-key."), secret));
+    assertEquals(Type.SOA, zone.get(0).getType());
+    // The same key name with another algorithm is another key: BADKEY.
+    Message reply =
+        ask(Message.newQuery(Record.newRecord(ZONE, Type.AXFR, DClass.IN)), key(SECRET));
+    assertEquals(Rcode.NOTAUTH, reply.getRcode());
+    assertEquals(Rcode.BADKEY, reply.getTSIG().getError());
+  }
+
+  @Test
   void aWrongSecretGetsNotauthBadsigAndNoData() throws Exception {
     start(yaml(WITH_KEY, "", FALLBACK, 7));
     TSIG wrong =
