@@ -82,6 +82,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Counter> reloads;
   private final MeterCache<Counter> transfers;
   private final MeterCache<Counter> notifies;
+  private final MeterCache<Counter> httpsRequests;
   private final AtomicLong storeHealthy = new AtomicLong(1);
 
   /** Nearest and cross-region answer counts of one service, with their ratio gauges. */
@@ -263,6 +264,15 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                     .description("NOTIFY messages to secondaries, by zone and result")
                     .tags("zone", l[0], "result", l[1])
                     .register(registry));
+    httpsRequests =
+        new MeterCache<>(
+            3,
+            l ->
+                Counter.builder("sluice.https.requests")
+                    .description(
+                        "Requests on the DoH/HTTPDNS listener, by endpoint, method and HTTP status")
+                    .tags("endpoint", l[0], "method", l[1], "status", l[2])
+                    .register(registry));
   }
 
   private static Timer dnsDuration(MeterRegistry registry, String transport) {
@@ -428,5 +438,11 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   @Override
   public void notifySent(String zone, boolean ok) {
     notifies.get(zone, ok ? "answered" : "failed").increment();
+  }
+
+  @Override
+  public void httpsRequest(String endpoint, String method, int status) {
+    // The listener only sends a handful of statuses, so the label set stays small.
+    httpsRequests.get(endpoint, method, Integer.toString(status)).increment();
   }
 }
