@@ -9,6 +9,8 @@ import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.RateLimitAction;
 import io.sluice.core.spi.RateLimitKind;
 import io.sluice.core.spi.TcpCloseReason;
+import io.sluice.core.spi.TransferKind;
+import io.sluice.core.spi.TransferOutcome;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -68,6 +70,8 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Timer> rollbackDuration;
   private final MeterCache<AtomicLong> ttl;
   private final MeterCache<Counter> reloads;
+  private final MeterCache<Counter> transfers;
+  private final MeterCache<Counter> notifies;
   private final MeterCache<Counter> httpsRequests;
   private final AtomicLong storeHealthy = new AtomicLong(1);
 
@@ -232,6 +236,22 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                 Counter.builder("sluice.config.reloads")
                     .description("Configuration reloads, by result (ok, rejected)")
                     .tags("result", l[0])
+                    .register(registry));
+    transfers =
+        new MeterCache<>(
+            3,
+            l ->
+                Counter.builder("sluice.dns.transfers")
+                    .description("Zone transfer requests, by zone, kind and outcome")
+                    .tags("zone", l[0], "kind", l[1], "outcome", l[2])
+                    .register(registry));
+    notifies =
+        new MeterCache<>(
+            2,
+            l ->
+                Counter.builder("sluice.dns.notify")
+                    .description("NOTIFY messages to secondaries, by zone and result")
+                    .tags("zone", l[0], "result", l[1])
                     .register(registry));
     httpsRequests =
         new MeterCache<>(
@@ -406,6 +426,16 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   @Override
   public void configReload(boolean ok) {
     reloads.get(ok ? "ok" : "rejected").increment();
+  }
+
+  @Override
+  public void zoneTransfer(String zone, TransferKind kind, TransferOutcome outcome) {
+    transfers.get(zone, kind.label(), outcome.label()).increment();
+  }
+
+  @Override
+  public void notifySent(String zone, boolean ok) {
+    notifies.get(zone, ok ? "answered" : "failed").increment();
   }
 
   @Override
