@@ -50,7 +50,20 @@ final class StaticAnswers {
   /** The node for {@code name}, or null when the name has no static answers. */
   Node node(Name name) {
     Zone z = index.find(name);
-    ZoneNode n = z == null ? null : z.node(name);
+    return answers(z, z == null ? null : z.node(name));
+  }
+
+  /**
+   * The node for the question name of {@code q}, read from {@code in} without building a {@link
+   * Name}: the most specific zone by the name's wire form, then its node by {@link Query#nameHash}.
+   */
+  Node node(Query q, byte[] in) {
+    int len = q.nameEnd - Query.NAME_AT;
+    Zone z = index.find(in, Query.NAME_AT, len);
+    return answers(z, z == null ? null : z.node(in, Query.NAME_AT, len, q.nameHash));
+  }
+
+  private static Node answers(Zone z, ZoneNode n) {
     if (n == null) {
       return null;
     }

@@ -31,7 +31,7 @@ final class NodeTable {
     int n = 0;
     for (ZoneNode node : nodes) {
       int h = hash(node.name());
-      int i = h >>> shift;
+      int i = slot(h);
       while (slots[i] != null) {
         if (hashes[i] == h && slots[i].name().equals(node.name())) {
           throw new IllegalArgumentException("two nodes for " + node.name());
@@ -45,23 +45,66 @@ final class NodeTable {
     this.size = n;
   }
 
-  /**
-   * FNV-1a over the lower-case wire form, finished with a multiply so that the high bits, which
-   * pick the slot, depend on every byte.
-   */
   static int hash(Name name) {
     byte[] wire = name.toWireCanonical();
-    int h = 0x811C9DC5;
-    for (byte b : wire) {
-      h = (h ^ (b & 0xff)) * 0x01000193;
+    return hash(wire, 0, wire.length);
+  }
+
+  /**
+   * The hash of {@code len} bytes of a wire-form name at {@code off}, ignoring ASCII letter case
+   * (length octets are below 64, so lower-casing leaves them alone): FNV-1a with a final mix, the
+   * hash the query parser computes over the question as it walks it.
+   */
+  static int hash(byte[] b, int off, int len) {
+    int h = 0x9e3779b9;
+    for (int i = off; i < off + len; i++) {
+      h = (h ^ lower(b[i])) * 0x01000193;
     }
-    return h * 0x9E3779B9;
+    return h ^ (h >>> 15);
+  }
+
+  static int lower(byte c) {
+    return c >= 'A' && c <= 'Z' ? c + 32 : c & 0xff;
+  }
+
+  private int slot(int h) {
+    // Fibonacci hashing: the slot comes from the high bits, which depend on every byte.
+    return (h * 0x9E3779B9) >>> shift;
+  }
+
+  /**
+   * The node of the wire-form name of {@code len} bytes at {@code off} in {@code b} (any letter
+   * case), whose {@link #hash} is {@code h}; null when there is none. Names are compared only when
+   * their hashes match.
+   */
+  ZoneNode get(byte[] b, int off, int len, int h) {
+    for (int i = slot(h); ; i = (i + 1) & mask) {
+      ZoneNode n = slots[i];
+      if (n == null) {
+        return null;
+      }
+      if (hashes[i] == h && sameName(n.name().toWireCanonical(), b, off, len)) {
+        return n;
+      }
+    }
+  }
+
+  private static boolean sameName(byte[] key, byte[] b, int off, int len) {
+    if (key.length != len) {
+      return false;
+    }
+    for (int i = 0; i < len; i++) {
+      if ((key[i] & 0xff) != lower(b[off + i])) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The node of {@code name}, or null. */
   ZoneNode get(Name name) {
     int h = hash(name);
-    for (int i = h >>> shift; ; i = (i + 1) & mask) {
+    for (int i = slot(h); ; i = (i + 1) & mask) {
       ZoneNode n = slots[i];
       if (n == null || (hashes[i] == h && n.name().equals(name))) {
         return n;

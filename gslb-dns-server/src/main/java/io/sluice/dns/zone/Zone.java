@@ -1,11 +1,15 @@
 package io.sluice.dns.zone;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Set;
 import org.xbill.DNS.CNAMERecord;
 import org.xbill.DNS.DClass;
@@ -42,6 +46,7 @@ public final class Zone {
   private final Set<Name> cuts;
   private final Map<Name, ZoneNode> wildcards;
   private final int originLabels;
+  private final byte[] originWire;
   private final boolean hasDname;
 
   Zone(Name origin, SOARecord soa, Map<Name, ZoneNode> nodes, Set<Name> cuts) {
@@ -72,6 +77,7 @@ public final class Zone {
     }
     this.wildcards = Map.copyOf(wild);
     this.originLabels = origin.labels();
+    this.originWire = origin.toWireCanonical();
     this.hasDname = dname;
   }
 
@@ -116,27 +122,113 @@ public final class Zone {
     return nodes.names();
   }
 
+  /**
+   * The hash {@link #node(byte[], int, int, int)} takes, of {@code len} bytes of a wire-form name
+   * at {@code off} in {@code b}, whatever their letter case.
+   */
+  public static int wireHash(byte[] b, int off, int len) {
+    return NodeTable.hash(b, off, len);
+  }
+
+  /**
+   * The node of exactly the wire-form name (uncompressed, any letter case, {@code len} bytes with
+   * the root label) at {@code off} in {@code b}, whose {@link #wireHash} is {@code hash}; null when
+   * the zone has no such name. Answering a question this way needs no dnsjava {@link Name}.
+   */
+  public ZoneNode node(byte[] b, int off, int len, int hash) {
+    return nodes.get(b, off, len, hash);
+  }
+
+  /** Whether the wire-form name at {@code off} in {@code b} is at or below this zone's apex. */
+  boolean contains(byte[] b, int off, int len) {
+    int end = off + len;
+    for (int p = off; p < end; p += (b[p] & 0xff) + 1) {
+      if (end - p == originWire.length && sameIgnoringCase(b, p, originWire)) {
+        return true;
+      }
+      if (b[p] == 0) {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  private static boolean sameIgnoringCase(byte[] b, int off, byte[] lower) {
+    for (int i = 0; i < lower.length; i++) {
+      if ((lower[i] & 0xff) != NodeTable.lower(b[off + i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The node of exactly {@code name} (no wildcard), or null when the zone has no such name. */
   public ZoneNode node(Name name) {
     return nodes.get(name);
   }
 
-  /**
-   * Every RRset owned by {@code name}, in the order its types were first given (empty for an empty
-   * non-terminal or a name the zone lacks): with {@link #names()}, every record of the zone.
-   */
-  public List<RRset> rrsets(Name name) {
+  /** The RRsets at {@code name}; empty when the name does not exist or owns nothing. */
+  public Collection<RRset> rrsets(Name name) {
     ZoneNode n = nodes.get(name);
-    if (n == null) {
-      return List.of();
+    return n == null ? List.of() : n.rrsets();
+  }
+
+  /** Every RRset of the zone, node by node in no particular order, read in place. */
+  public Iterator<RRset> rrsetIterator() {
+    Iterator<ZoneNode> all = nodes.nodes().iterator();
+    return new Iterator<>() {
+      private Iterator<RRset> node = Collections.emptyIterator();
+
+      @Override
+      public boolean hasNext() {
+        while (!node.hasNext()) {
+          if (!all.hasNext()) {
+            return false;
+          }
+          node = all.next().rrsets().iterator();
+        }
+        return true;
+      }
+
+      @Override
+      public RRset next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        return node.next();
+      }
+    };
+  }
+
+  /**
+   * This zone with {@code serial} in its SOA (zone transfers advance serials by their own rule);
+   * this very zone when the serial is already that.
+   */
+  public Zone withSerial(long serial) {
+    ZoneNode apex = nodes.get(origin);
+    SOARecord soa = (SOARecord) apex.get(Type.SOA).get(0);
+    if (soa.getSerial() == serial) {
+      return this;
     }
-    List<RRset> out = new ArrayList<>(n.typeCount());
-    for (int i = 0; i < n.typeCount(); i++) {
-      RRset set = new RRset();
-      n.set(i).forEach(set::addRR);
-      out.add(set);
+    SOARecord next =
+        new SOARecord(
+            origin,
+            DClass.IN,
+            soa.getTTL(),
+            soa.getHost(),
+            soa.getAdmin(),
+            serial,
+            soa.getRefresh(),
+            soa.getRetry(),
+            soa.getExpire(),
+            soa.getMinimum());
+    // Fresh nodes throughout: answers encoded for this zone (its NODATA carries the old SOA) must
+    // not be served from the other.
+    Map<Name, ZoneNode> copy = new HashMap<>();
+    for (ZoneNode n : nodes.nodes()) {
+      copy.put(n.name(), n == apex ? n.withRecords(Type.SOA, next) : n.copy());
     }
-    return out;
+    return new Zone(origin, next, copy, cuts);
   }
 
   /** The service bound to {@code name}, or null. */

@@ -2,10 +2,12 @@ package io.sluice.dns.zone;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import org.xbill.DNS.Name;
+import org.xbill.DNS.RRset;
 import org.xbill.DNS.Record;
 
 /**
@@ -76,6 +78,45 @@ public final class ZoneNode {
       }
     }
     return false;
+  }
+
+  /** Every RRset of the name, built from its records, in the order its types were first given. */
+  List<RRset> rrsets() {
+    List<RRset> out = new ArrayList<>(types.length);
+    for (int i = 0; i < types.length; i++) {
+      RRset set = new RRset();
+      set(i).forEach(set::addRR);
+      out.add(set);
+    }
+    return out;
+  }
+
+  /** This node's data in a new node, with nothing published by the responder. */
+  ZoneNode copy() {
+    return new ZoneNode(name, types, all(), service);
+  }
+
+  /** This node's data with the records of {@code type} replaced by {@code record} alone. */
+  ZoneNode withRecords(int type, Record record) {
+    Record[][] sets = all();
+    for (int i = 0; i < types.length; i++) {
+      if (types[i] == type) {
+        sets[i] = new Record[] {record};
+        return new ZoneNode(name, types, sets, service);
+      }
+    }
+    int[] more = Arrays.copyOf(types, types.length + 1);
+    more[types.length] = type;
+    Record[][] moreSets = Arrays.copyOf(sets, sets.length + 1);
+    moreSets[sets.length] = new Record[] {record};
+    return new ZoneNode(name, more, moreSets, service);
+  }
+
+  private Record[][] all() {
+    if (sets instanceof Record[][] many) {
+      return many.clone();
+    }
+    return types.length == 0 ? NO_SETS : new Record[][] {(Record[]) sets};
   }
 
   /** Whether the name owns no records. */
