@@ -4,11 +4,20 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.sluice.core.config.EndpointConfig;
+import io.sluice.core.config.PoolConfig;
+import io.sluice.core.config.ServiceConfig;
+import io.sluice.core.config.ServicePoolConfig;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.ZoneConfig;
+import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.RateLimitAction;
 import io.sluice.core.spi.RateLimitKind;
 import io.sluice.core.spi.TcpCloseReason;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -51,6 +60,16 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     Duration.ofSeconds(10)
   };
 
+  /** The policy events, the check kinds and the ramp kinds: fixed label sets. */
+  private static final List<String> POLICY_EVENTS =
+      List.of("fail-open", "fail-closed", "drained-last-resort", "residency-last-resort");
+
+  private static final List<String> CHECK_KINDS = List.of("heartbeat", "fullLink", "canary");
+  private static final List<String> RAMP_KINDS = List.of("weights", "move", "failover", "failback");
+
+  /** The service label of a rollback of every service. */
+  private static final String ALL = "all";
+
   private final DnsRequestMeters dnsRequests;
   private final Timer dnsDurationUdp;
   private final Timer dnsDurationTcp;
@@ -78,6 +97,8 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Timer> rollbackDuration;
   private final MeterCache<AtomicLong> ttl;
   private final MeterCache<Counter> reloads;
+  private final MeterCache<Counter> rampsStarted;
+  private final AtomicLong lastReloadOk = new AtomicLong(1);
   private final AtomicLong storeHealthy = new AtomicLong(1);
 
   /** Nearest and cross-region answer counts of one service, with their ratio gauges. */
@@ -243,6 +264,67 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                     .description("Configuration reloads, by result (ok, rejected)")
                     .tags("result", l[0])
                     .register(registry));
+    reloads.get("ok");
+    reloads.get("rejected");
+    Gauge.builder("sluice.config.last.reload.successful", lastReloadOk, AtomicLong::get)
+        .description("1 unless the last configuration reload was rejected")
+        .register(registry);
+    rampsStarted =
+        new MeterCache<>(
+            2,
+            l ->
+                Counter.builder("sluice.traffic.ramps.started")
+                    .description("Ramps started, by kind (weights, move, failover, failback)")
+                    .tags("service", l[0], "kind", l[1])
+                    .register(registry));
+  }
+
+  /**
+   * Registers at zero every series of a label tuple {@code config} implies (its services, pools and
+   * checked endpoints), so that a rate or increase over them sees the first event. Series of
+   * services and endpoints a reload removed stay until restart.
+   */
+  void prepare(SluiceConfig config) {
+    for (ZoneConfig z : config.zones()) {
+      for (ServiceConfig svc : z.services()) {
+        String name = svc.fqdn(z.origin());
+        for (ServicePoolConfig sp : svc.pools()) {
+          answers.get(name, sp.pool());
+        }
+        regionAnswers.get(name);
+        for (String event : POLICY_EVENTS) {
+          policyEvents.get(name, event);
+        }
+        rampSteps.get(name);
+        rampPercent.get(name);
+        rollbacks.get(name);
+        rollbackDuration.get(name);
+        for (String kind : RAMP_KINDS) {
+          rampsStarted.get(name, kind);
+        }
+      }
+    }
+    rollbacks.get(ALL);
+    rollbackDuration.get(ALL);
+    for (String kind : CHECK_KINDS) {
+      probeDuration.get(kind);
+      probeChecks.get(kind, "ok", "ok");
+    }
+    pathImpaired.get(config.localVantage());
+    for (Map.Entry<String, PoolConfig> p : config.pools().entrySet()) {
+      for (EndpointConfig e : p.getValue().endpoints()) {
+        boolean checked = !(e.health() != null ? e.health() : p.getValue().health()).unchecked();
+        String key = PoolConfig.endpointKey(p.getKey(), e);
+        for (Verdict from : Verdict.values()) {
+          for (Verdict to : Verdict.values()) {
+            // Verdicts change to UNKNOWN never, and only checked endpoints change at all.
+            if (checked && from != to && to != Verdict.UNKNOWN) {
+              verdictChanges.get(key, from.name(), to.name());
+            }
+          }
+        }
+      }
+    }
   }
 
   private static Timer dnsDuration(MeterRegistry registry, String transport) {
@@ -346,6 +428,11 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   }
 
   @Override
+  public void rampStarted(String service, String kind) {
+    rampsStarted.get(service, kind).increment();
+  }
+
+  @Override
   public void rampStep(String service, double percent) {
     rampSteps.get(service).increment();
     rampPercent.get(service).set(Double.doubleToLongBits(percent));
@@ -358,7 +445,8 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
 
   @Override
   public void rollback(String service, long nanos) {
-    String s = service == null ? "all" : service;
+    // The state writer names a rollback of every service "*".
+    String s = service == null || "*".equals(service) ? ALL : service;
     rollbacks.get(s).increment();
     rollbackDuration.get(s).record(nanos, TimeUnit.NANOSECONDS);
   }
@@ -398,5 +486,6 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   @Override
   public void configReload(boolean ok) {
     reloads.get(ok ? "ok" : "rejected").increment();
+    lastReloadOk.set(ok ? 1 : 0);
   }
 }

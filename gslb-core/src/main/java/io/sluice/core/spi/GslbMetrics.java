@@ -45,6 +45,12 @@ public interface GslbMetrics {
   /** A verdict changed. */
   default void verdictChange(String endpoint, String from, String to) {}
 
+  /**
+   * A ramp of {@code kind} ({@code weights}, {@code move}, {@code failover}, {@code failback})
+   * started.
+   */
+  default void rampStarted(String service, String kind) {}
+
   /** A ramp advanced a step. */
   default void rampStep(String service, double percent) {}
 
