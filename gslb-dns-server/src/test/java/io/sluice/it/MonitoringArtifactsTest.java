@@ -3,11 +3,14 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.sluice.cluster.testing.EtcdCluster;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,6 +19,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.xbill.DNS.Rcode;
@@ -167,6 +171,48 @@ class MonitoringArtifactsTest {
       }
     }
     assertTrue(alerts.size() >= 10, alerts.toString());
+  }
+
+  @Test
+  void theDashboardQueriesAreValidPromQl() throws Exception {
+    String promtool = promtool();
+    // As recording rules, with Grafana's variables set as Grafana sets them, promtool parses them.
+    StringBuilder rules = new StringBuilder("groups:\n  - name: dashboard\n    rules:\n");
+    int i = 0;
+    for (String e : dashboardExpressions()) {
+      String expr = e.replace("$__rate_interval", "5m").replace("$instance", ".*");
+      rules
+          .append("      - record: dashboard_query_")
+          .append(++i)
+          .append("\n        expr: ")
+          .append(JSON.writeValueAsString(expr))
+          .append('\n');
+    }
+    Path file = dir.resolve("dashboard-rules.yml");
+    Files.writeString(file, rules);
+    Process p =
+        new ProcessBuilder(promtool, "check", "rules", file.toString())
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, p.waitFor(), out);
+    assertTrue(out.contains("SUCCESS: " + i + " rules found"), out);
+  }
+
+  /** Skips (or, under CI=true, fails) when promtool (Debian: prometheus) is not installed. */
+  static String promtool() {
+    for (String d : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
+      Path candidate = Path.of(d, "promtool");
+      if (Files.isExecutable(candidate)) {
+        return candidate.toString();
+      }
+    }
+    String missing = "promtool is not installed (Debian: prometheus)";
+    if ("true".equals(System.getenv("CI"))) {
+      fail(missing + "; CI=true, so this is a failure, not a skip");
+    }
+    Assumptions.assumeTrue(false, missing);
+    return null;
   }
 
   /** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to dashes. */
