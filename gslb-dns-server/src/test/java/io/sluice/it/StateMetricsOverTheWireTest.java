@@ -163,6 +163,7 @@ class StateMetricsOverTheWireTest {
       assertEquals(0.1, value(s, "sluice_policy_cross_region_limit_ratio", "service", APP), 1e-9);
       assertEquals(0.0, value(s, "sluice_traffic_frozen_all"));
       assertEquals(0.0, value(s, "sluice_traffic_pending_age_seconds", "service", WEB));
+      assertEquals(60.0, value(s, "sluice_dns_ttl_served_seconds", "service", APP));
 
       // A planned move: a ramp of kind move at its first of three steps.
       ok(
@@ -177,6 +178,7 @@ class StateMetricsOverTheWireTest {
       assertEquals(1.0, value(s, "sluice_traffic_ramp_step", "service", APP));
       assertEquals(3.0, value(s, "sluice_traffic_ramp_steps_planned", "service", APP));
       assertEquals(0.0, value(s, "sluice_traffic_ramp_paused", "service", APP));
+      assertEquals(10.0, value(s, "sluice_dns_ttl_served_seconds", "service", APP), "shift TTL");
       assertEquals(
           1.0, value(s, "sluice_traffic_ramps_started_total", "service", APP, "kind", "move"));
 
@@ -224,7 +226,9 @@ class StateMetricsOverTheWireTest {
             s.series(name).keySet().stream().anyMatch(k -> k.contains("p-ap")),
             name + " has no p-ap: " + s.series(name).keySet());
       }
-      for (String name : Set.of("sluice_traffic_pending", "sluice_traffic_frozen")) {
+      for (String name :
+          Set.of(
+              "sluice_traffic_pending", "sluice_traffic_frozen", "sluice_dns_ttl_served_seconds")) {
         assertTrue(
             s.series(name).keySet().stream().noneMatch(k -> k.contains(WEB)),
             name + " still has " + WEB);

@@ -95,7 +95,6 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Counter> policyEvents;
   private final MeterCache<Counter> rollbacks;
   private final MeterCache<Timer> rollbackDuration;
-  private final MeterCache<AtomicLong> ttl;
   private final MeterCache<Counter> reloads;
   private final MeterCache<Counter> rampsStarted;
   private final AtomicLong lastReloadOk = new AtomicLong(1);
@@ -244,18 +243,6 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
             "sluice.pool.load.age",
             "Age of a pool's last load report; above load.staleAfter it is ignored",
             "seconds");
-    ttl =
-        new MeterCache<>(
-            1,
-            l -> {
-              AtomicLong value = new AtomicLong();
-              Gauge.builder("sluice.dns.ttl.served", value, AtomicLong::get)
-                  .description("TTL currently served for a service")
-                  .baseUnit("seconds")
-                  .tags("service", l[0])
-                  .register(registry);
-              return value;
-            });
     reloads =
         new MeterCache<>(
             1,
@@ -471,11 +458,6 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   public void poolLoad(String pool, double load, double ageSeconds) {
     poolLoad.get(pool).set(Double.doubleToLongBits(load));
     poolLoadAge.get(pool).set(Double.doubleToLongBits(ageSeconds));
-  }
-
-  @Override
-  public void servedTtl(String service, long seconds) {
-    ttl.get(service).set(seconds);
   }
 
   @Override

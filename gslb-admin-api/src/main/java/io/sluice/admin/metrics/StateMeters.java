@@ -25,10 +25,10 @@ import java.util.function.Supplier;
  * snapshot, the traffic controller's durable state and the probe engine's evidence, never on the
  * query path: each endpoint's verdict and vantage agreement, the age of its last probe result,
  * usable endpoints and drain per pool, freezes, ramps with their step, pending confirmations with
- * their age, paused ramps and drills. Label sets follow the configuration: a reload that removes a
- * pool removes its series, one that adds a pool adds them. Each new configuration also registers at
- * zero the counters it implies ({@link MicrometerGslbMetrics#prepare}), so an alert on their
- * increase sees the first event.
+ * their age, paused ramps and drills, the TTL each service serves. Label sets follow the
+ * configuration: a reload that removes a pool removes its series, one that adds a pool adds them.
+ * Each new configuration also registers at zero the counters it implies ({@link
+ * MicrometerGslbMetrics#prepare}), so an alert on their increase sees the first event.
  */
 public final class StateMeters {
   private final SnapshotStore store;
@@ -58,6 +58,7 @@ public final class StateMeters {
   private final GaugeFamily pending;
   private final GaugeFamily pendingAge;
   private final GaugeFamily crossRegionLimit;
+  private final GaugeFamily ttl;
 
   private StateMeters(
       MeterRegistry r,
@@ -184,6 +185,12 @@ public final class StateMeters {
             "sluice_policy_cross_region_limit_ratio",
             "A service's crossRegionLimit as a ratio (0..1), for services that set one",
             "service");
+    ttl =
+        new GaugeFamily(
+            r,
+            "sluice_dns_ttl_served_seconds",
+            "TTL currently served for a service (lower while a shift runs)",
+            "service");
   }
 
   /**
@@ -249,7 +256,10 @@ public final class StateMeters {
     frozenAll.set(cs.frozen());
     for (ZoneConfig z : config.zones()) {
       for (ServiceConfig svc : z.services()) {
-        service(svc.fqdn(z.origin()), svc, cs.service(svc.fqdn(z.origin())), now);
+        String name = svc.fqdn(z.origin());
+        service(name, svc, cs.service(name), now);
+        Long shortTtl = s.traffic().plan(name).ttlOverride();
+        ttl.set(shortTtl != null ? shortTtl : svc.ttl(), name);
       }
     }
     for (GaugeFamily f :
@@ -257,7 +267,7 @@ public final class StateMeters {
           verdict, evidenceStale, eligible, agreeing, resultAge, poolEndpoints, poolUsable,
           poolDrained, poolDrainedEndpoints, poolRegion, frozen, frozenAll, rampInProgress,
               rampStep,
-          rampStepsPlanned, rampPaused, drill, pending, pendingAge, crossRegionLimit
+          rampStepsPlanned, rampPaused, drill, pending, pendingAge, crossRegionLimit, ttl
         }) {
       f.sweep();
     }

@@ -69,9 +69,6 @@ public interface GslbMetrics {
    */
   default void poolLoad(String pool, double load, double ageSeconds) {}
 
-  /** The TTL a service currently serves. */
-  default void servedTtl(String service, long ttl) {}
-
   /** A configuration reload was attempted. */
   default void configReload(boolean ok) {}
 
