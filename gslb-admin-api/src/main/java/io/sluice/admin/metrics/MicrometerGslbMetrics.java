@@ -18,6 +18,8 @@ import io.sluice.core.spi.TcpCloseReason;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -67,6 +69,15 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private static final List<String> CHECK_KINDS = List.of("heartbeat", "fullLink", "canary");
   private static final List<String> RAMP_KINDS = List.of("weights", "move", "failover", "failback");
 
+  /**
+   * Probe agents name their vantage in each report: past this many distinct names, the probe path
+   * gauge of a new name is labelled {@value #OTHER_VANTAGE}, so a token holder cannot add series
+   * without bound.
+   */
+  static final int MAX_VANTAGES = 256;
+
+  static final String OTHER_VANTAGE = "other";
+
   /** The service label of a rollback of every service. */
   private static final String ALL = "all";
 
@@ -87,6 +98,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Timer> probeDuration;
   private final Timer probeLag;
   private final MeterCache<AtomicLong> pathImpaired;
+  private final Set<String> vantages = ConcurrentHashMap.newKeySet();
   private final MeterCache<Counter> verdictChanges;
   private final MeterCache<Counter> rampSteps;
   private final MeterCache<AtomicLong> rampPercent;
@@ -297,7 +309,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
       probeDuration.get(kind);
       probeChecks.get(kind, "ok", "ok");
     }
-    pathImpaired.get(config.localVantage());
+    pathImpaired.get(vantageLabel(config.localVantage()));
     for (Map.Entry<String, PoolConfig> p : config.pools().entrySet()) {
       for (EndpointConfig e : p.getValue().endpoints()) {
         boolean checked = !(e.health() != null ? e.health() : p.getValue().health()).unchecked();
@@ -406,7 +418,16 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
 
   @Override
   public void probePathImpaired(String vantage, boolean impaired) {
-    pathImpaired.get(vantage).set(impaired ? 1 : 0);
+    pathImpaired.get(vantageLabel(vantage)).set(impaired ? 1 : 0);
+  }
+
+  private String vantageLabel(String vantage) {
+    if (vantages.contains(vantage)
+        || (vantages.size() < MAX_VANTAGES && vantages.add(vantage))
+        || vantages.contains(vantage)) {
+      return vantage;
+    }
+    return OTHER_VANTAGE;
   }
 
   @Override
