@@ -110,6 +110,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Counter> reloads;
   private final MeterCache<Counter> rampsStarted;
   private final AtomicLong lastReloadOk = new AtomicLong(1);
+  private final MeterCache<Counter> httpsRequests;
   private final AtomicLong storeHealthy = new AtomicLong(1);
 
   /** Nearest and cross-region answer counts of one service, with their ratio gauges. */
@@ -275,6 +276,15 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                 Counter.builder("sluice.traffic.ramps.started")
                     .description("Ramps started, by kind (weights, move, failover, failback)")
                     .tags("service", l[0], "kind", l[1])
+                    .register(registry));
+    httpsRequests =
+        new MeterCache<>(
+            3,
+            l ->
+                Counter.builder("sluice.https.requests")
+                    .description(
+                        "Requests on the DoH/HTTPDNS listener, by endpoint, method and HTTP status")
+                    .tags("endpoint", l[0], "method", l[1], "status", l[2])
                     .register(registry));
   }
 
@@ -490,5 +500,11 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   public void configReload(boolean ok) {
     reloads.get(ok ? "ok" : "rejected").increment();
     lastReloadOk.set(ok ? 1 : 0);
+  }
+
+  @Override
+  public void httpsRequest(String endpoint, String method, int status) {
+    // The listener only sends a handful of statuses, so the label set stays small.
+    httpsRequests.get(endpoint, method, Integer.toString(status)).increment();
   }
 }

@@ -29,6 +29,7 @@ import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
 import io.sluice.dns.client.DnsjavaVerifier;
+import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
@@ -122,6 +123,7 @@ public final class SluiceRuntime implements AutoCloseable {
     // sockets.
     List<ConfigCompiler> compilers = new ArrayList<>();
     compilers.add(ServedZones.compiler());
+    compilers.add(HttpsSettings.compiler());
     compilers.add(PolicyPlanner.compiler());
     compilers.addAll(extra);
     ConfigPublisher publisher = new ConfigPublisher(compilers);
