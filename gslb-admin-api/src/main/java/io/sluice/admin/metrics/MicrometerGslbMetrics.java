@@ -15,6 +15,8 @@ import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.RateLimitAction;
 import io.sluice.core.spi.RateLimitKind;
 import io.sluice.core.spi.TcpCloseReason;
+import io.sluice.core.spi.TransferKind;
+import io.sluice.core.spi.TransferOutcome;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -110,6 +112,8 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Counter> reloads;
   private final MeterCache<Counter> rampsStarted;
   private final AtomicLong lastReloadOk = new AtomicLong(1);
+  private final MeterCache<Counter> transfers;
+  private final MeterCache<Counter> notifies;
   private final MeterCache<Counter> httpsRequests;
   private final AtomicLong storeHealthy = new AtomicLong(1);
 
@@ -276,6 +280,22 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                 Counter.builder("sluice.traffic.ramps.started")
                     .description("Ramps started, by kind (weights, move, failover, failback)")
                     .tags("service", l[0], "kind", l[1])
+                    .register(registry));
+    transfers =
+        new MeterCache<>(
+            3,
+            l ->
+                Counter.builder("sluice.dns.transfers")
+                    .description("Zone transfer requests, by zone, kind and outcome")
+                    .tags("zone", l[0], "kind", l[1], "outcome", l[2])
+                    .register(registry));
+    notifies =
+        new MeterCache<>(
+            2,
+            l ->
+                Counter.builder("sluice.dns.notify")
+                    .description("NOTIFY messages to secondaries, by zone and result")
+                    .tags("zone", l[0], "result", l[1])
                     .register(registry));
     httpsRequests =
         new MeterCache<>(
@@ -500,6 +520,16 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   public void configReload(boolean ok) {
     reloads.get(ok ? "ok" : "rejected").increment();
     lastReloadOk.set(ok ? 1 : 0);
+  }
+
+  @Override
+  public void zoneTransfer(String zone, TransferKind kind, TransferOutcome outcome) {
+    transfers.get(zone, kind.label(), outcome.label()).increment();
+  }
+
+  @Override
+  public void notifySent(String zone, boolean ok) {
+    notifies.get(zone, ok ? "answered" : "failed").increment();
   }
 
   @Override

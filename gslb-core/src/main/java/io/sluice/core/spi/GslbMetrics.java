@@ -30,6 +30,12 @@ public interface GslbMetrics {
    */
   default void dnsRateLimited(RateLimitKind kind, RateLimitAction action) {}
 
+  /** A zone transfer request of {@code zone} ended with {@code outcome}. */
+  default void zoneTransfer(String zone, TransferKind kind, TransferOutcome outcome) {}
+
+  /** A NOTIFY for {@code zone} was answered by a secondary ({@code ok}) or given up on. */
+  default void notifySent(String zone, boolean ok) {}
+
   /**
    * One request on the HTTPS listener answered with HTTP {@code status}: {@code endpoint} is {@code
    * doh}, {@code httpdns} or {@code other} (another path), {@code method} is {@code GET}, {@code

@@ -39,6 +39,9 @@ final class Query {
   /** The ECS address padded to 4 or 16 bytes, host bits cleared. */
   byte[] ecsAddress;
 
+  /** The query ends with a TSIG record (RFC 8945): its answer is signed or NOTAUTH. */
+  boolean tsig;
+
   /** The query carried an empty NSID option (RFC 5001 §2.1): it asks for the server's NSID. */
   boolean nsidRequested;
 

@@ -12,6 +12,7 @@ import org.xbill.DNS.WireParseException;
  */
 final class QueryParser {
   static final int OPT = 41;
+  private static final int TSIG = 250;
   private static final int OPTION_ECS = 8;
 
   private QueryParser() {}
@@ -80,6 +81,10 @@ final class QueryParser {
       int rdata = pos + 10;
       if (rdata + rdlen > len) {
         return formerr(q);
+      }
+      if (type == TSIG && i == ancount + nscount + arcount - 1) {
+        // RFC 8945 §5.1: a TSIG record is the last of the message; the response is signed.
+        q.tsig = true;
       }
       if (type == OPT) {
         boolean inAdditional = i >= ancount + nscount;

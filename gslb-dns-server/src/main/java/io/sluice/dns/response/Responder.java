@@ -9,6 +9,7 @@ import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.dns.transfer.ZoneTransfers;
 import io.sluice.dns.zone.Resolution;
 import io.sluice.dns.zone.Zone;
 import io.sluice.dns.zone.ZoneIndex;
@@ -150,6 +151,9 @@ public final class Responder {
       cookie(settings, q, in, ip, transport);
     }
     byte[] out = answer(snapshot, s, q, in, client, transport);
+    if (q.tsig) {
+      out = ZoneTransfers.sign(snapshot, in, len, out);
+    }
     boolean badvers =
         q.status == Query.OK && q.opcode == Opcode.QUERY && q.edns && q.ednsVersion != 0;
     int rcode = badvers ? BADVERS : q.badCookie ? BADCOOKIE : out[3] & 0x0f;

@@ -19,6 +19,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.core.config.DnsConfig;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.state.SnapshotStore;
 import io.sluice.dns.response.Responder;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -79,6 +80,16 @@ public final class DnsServer implements AutoCloseable {
    */
   public static DnsServer start(DnsConfig dns, Responder responder, GslbMetrics metrics)
       throws InterruptedException {
+    return start(dns, responder, null, metrics);
+  }
+
+  /**
+   * As {@link #start(DnsConfig, Responder, GslbMetrics)}, answering zone transfers over TCP from
+   * the zones published in {@code store} (null: transfers are refused as any other query).
+   */
+  public static DnsServer start(
+      DnsConfig dns, Responder responder, SnapshotStore store, GslbMetrics metrics)
+      throws InterruptedException {
     boolean epoll = Epoll.isAvailable();
     int threads = dns.threads() == 0 ? Runtime.getRuntime().availableProcessors() : dns.threads();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -97,7 +108,8 @@ public final class DnsServer implements AutoCloseable {
       UdpQueryHandler udp = new UdpQueryHandler(responder);
       TcpChannelInitializer tcp =
           new TcpChannelInitializer(
-              new TcpQueryHandler(responder),
+              new TcpQueryHandler(
+                  responder, store == null ? null : new TcpTransfers(store, metrics)),
               dns.tcpIdleTimeout().toNanos(),
               dns.tcpMessageTimeout().toNanos(),
               metrics);

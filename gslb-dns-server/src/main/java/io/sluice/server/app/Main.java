@@ -46,6 +46,7 @@ public final class Main implements Callable<Integer> {
   public static void main(String[] args) {
     // ctl and probe-agent parse their own arguments: pass them through untouched.
     if (args.length > 0 && args[0].equals("ctl")) {
+      Slf4jLoggerFinder.useStandardError();
       System.exit(CtlMain.run(Arrays.copyOfRange(args, 1, args.length), new DnsjavaVerifier()));
     }
     if (args.length > 0 && args[0].equals("probe-agent")) {
