@@ -18,6 +18,16 @@ public interface GslbMetrics {
    */
   default void dnsQuery(String zone, int qtype, int rcode, boolean tcp, long nanos) {}
 
+  /**
+   * As {@link #dnsQuery(String, int, int, boolean, long)}, for a query whose answer was ready at
+   * {@code endNanoTime} (a {@link System#nanoTime()} reading the caller took anyway): a backend
+   * that keeps time windows need not read the clock again.
+   */
+  default void dnsQuery(
+      String zone, int qtype, int rcode, boolean tcp, long nanos, long endNanoTime) {
+    dnsQuery(zone, qtype, rcode, tcp, nanos);
+  }
+
   /** The DNS listener closed a TCP connection itself, for {@code reason}. */
   default void dnsTcpClosed(TcpCloseReason reason) {}
 

@@ -105,7 +105,6 @@ public final class DnsServer implements AutoCloseable {
         new TcpConnectionTable(
             dns.maxTcpConnections(), dns.maxTcpConnectionsPerSource(), tcpConnections, metrics);
     try {
-      UdpQueryHandler udp = new UdpQueryHandler(responder);
       TcpChannelInitializer tcp =
           new TcpChannelInitializer(
               new TcpQueryHandler(
@@ -113,7 +112,7 @@ public final class DnsServer implements AutoCloseable {
               dns.tcpIdleTimeout().toNanos(),
               dns.tcpMessageTimeout().toNanos(),
               metrics);
-      int port = bindAll(dns, group, acceptGroup, epoll, threads, table, udp, tcp, channels);
+      int port = bindAll(dns, group, acceptGroup, epoll, threads, table, responder, tcp, channels);
       return new DnsServer(
           group, acceptGroup, List.copyOf(channels), port, epoll, tcpConnections, table);
     } catch (Exception e) {
@@ -135,7 +134,7 @@ public final class DnsServer implements AutoCloseable {
       boolean epoll,
       int threads,
       TcpConnectionTable table,
-      UdpQueryHandler udp,
+      Responder responder,
       TcpChannelInitializer tcp,
       List<Channel> channels)
       throws InterruptedException {
@@ -146,6 +145,8 @@ public final class DnsServer implements AutoCloseable {
           InetAddress address = literal(listen);
           int sockets = epoll ? threads : 1;
           for (int i = 0; i < sockets; i++) {
+            // A handler per socket: it keeps the socket's reply buffer.
+            UdpQueryHandler udp = new UdpQueryHandler(responder);
             Channel ch = udpBootstrap(group, epoll, dns, udp).bind(address, port).sync().channel();
             port = ((InetSocketAddress) ch.localAddress()).getPort();
             channels.add(ch);

@@ -22,6 +22,8 @@ import io.sluice.dns.response.ResponderSettings;
 import io.sluice.dns.zone.ZoneCompiler;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.xbill.DNS.DClass;
@@ -72,13 +74,45 @@ class QueryHandlerLeakTest {
     byte[] bytes = new byte[out.content().readableBytes()];
     out.content().readBytes(bytes);
     assertEquals(Rcode.NOERROR, new Message(bytes).getRcode());
-    assertTrue(out.release());
+    ByteBuf reply = out.content();
+    out.release();
 
     ByteBuf garbage = Unpooled.wrappedBuffer(new byte[] {1, 2, 3});
     ch.writeInbound(new DatagramPacket(garbage, SERVER, CLIENT));
     assertEquals(0, garbage.refCnt(), "dropped query released");
     assertNull(ch.readOutbound());
     assertFalse(ch.finishAndReleaseAll());
+    // Replies are slices of the socket's reply buffer, which goes when the socket does.
+    assertEquals(0, reply.refCnt(), "reply buffer released");
+  }
+
+  @Test
+  void udpRepliesOutlastTheirReplyBufferAndAllAreReleased() throws Exception {
+    EmbeddedChannel ch = new EmbeddedChannel(new UdpQueryHandler(responder));
+    byte[] q = query("www.example.test.");
+    // Enough replies to fill several reply buffers; each stays readable until it is released.
+    List<DatagramPacket> sent = new ArrayList<>();
+    for (int i = 0; i < 5000; i++) {
+      q[0] = (byte) (i >>> 8);
+      q[1] = (byte) i;
+      ch.writeInbound(new DatagramPacket(Unpooled.wrappedBuffer(q), SERVER, CLIENT));
+      sent.add(ch.readOutbound());
+    }
+    List<ByteBuf> buffers = new ArrayList<>();
+    for (int i = 0; i < sent.size(); i++) {
+      ByteBuf content = sent.get(i).content();
+      byte[] bytes = new byte[content.readableBytes()];
+      content.getBytes(content.readerIndex(), bytes);
+      Message m = new Message(bytes);
+      assertEquals(i & 0xffff, m.getHeader().getID(), "reply " + i + " intact");
+      assertEquals(Rcode.NOERROR, m.getRcode());
+      buffers.add(content);
+      sent.get(i).release();
+    }
+    assertFalse(ch.finishAndReleaseAll());
+    for (ByteBuf b : buffers) {
+      assertEquals(0, b.refCnt(), "every reply buffer released");
+    }
   }
 
   @Test
