@@ -9,7 +9,9 @@
 # the log line of the applied reload, and finally what the query loop saw. Exits non-zero when
 # any answer was wrong. SIGHUP rather than the admin API: the API closes a connection that has
 # been waiting longer than its read timeout, which a reload of this size can exceed.
-# Build the jar beforehand (mvn -B -q -DskipTests package). SLUICE_JAVA_OPTS passes JVM options.
+# Build the jar beforehand (mvn -B -q -DskipTests package). SLUICE_JAVA_OPTS passes JVM options,
+# SLUICE_HEAP the heap cap (the launcher's, 768m). Prints the server's CPU time and resident
+# memory (VmRSS, and its peak VmHWM) at the first answer and after each reload.
 set -euo pipefail
 if [ $# -lt 3 ]; then
   echo "usage: $0 RUNDIR DNS_PORT ADMIN_PORT [RECORDS] [SERVICES] [POOLS] [RELOADS]" >&2
@@ -18,14 +20,19 @@ fi
 rundir=$1 port=$2 admin=$3 records=${4:-1000000} services=${5:-10000} pools=${6:-200}
 reloads=${7:-3}
 bench="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-jar="$bench/../gslb-dns-server/target/sluice.jar"
 now_ms() { date +%s%3N; }
+# The server's CPU time so far and its resident memory now and at its peak.
+usage() {
+  echo "server CPU $(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f s", ($14 + $15) / hz }' \
+    "/proc/$server/stat"), $(awk '/VmRSS|VmHWM/ { printf "%s %d MB ", $1, $2 / 1024 }' \
+    "/proc/$server/status")load $(cut -d' ' -f1 /proc/loadavg)"
+}
 
 "$bench/gen-large-config.sh" "$rundir" "$records" "$services" "$pools" 0
 rm -f "$rundir/stop"
 start=$(now_ms)
-# shellcheck disable=SC2086 # SLUICE_JAVA_OPTS is a list of options
-java ${SLUICE_JAVA_OPTS:-} -jar "$jar" run --config "$rundir/sluice.yaml" --port "$port" \
+# Through the launcher, so the server runs with the JVM options it gets in production (heap cap).
+"$bench/../sluice" run --config "$rundir/sluice.yaml" --port "$port" \
   --listen 127.0.0.1 --admin-port "$admin" --state-dir "$rundir/state" >"$rundir/sluice.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
@@ -36,7 +43,7 @@ until [ "$(dig @127.0.0.1 -p "$port" +short +time=1 +tries=1 www.large.test A 2>
   fi
   sleep 0.1
 done
-echo "time to first answer: $(($(now_ms) - start)) ms"
+echo "time to first answer: $(($(now_ms) - start)) ms ($(usage))"
 
 java "$bench/ReloadWatch.java" "$port" "$rundir/stop" >"$rundir/watch.log" 2>&1 &
 watch=$!
@@ -50,7 +57,7 @@ for gen in $(seq 1 "$reloads"); do
   while [ "$(reloaded)" = "$seen" ]; do
     sleep 0.05
   done
-  echo "reload $gen: $(($(now_ms) - t0)) ms ($(grep 'FileConfigReloader - reload' "$rundir/sluice.log" | tail -1 | cut -c1-140))"
+  echo "reload $gen: $(($(now_ms) - t0)) ms ($(usage); $(grep 'FileConfigReloader - reload' "$rundir/sluice.log" | tail -1 | cut -c1-140))"
   sleep 2
 done
 touch "$rundir/stop"

@@ -74,6 +74,42 @@ final class AnswerEncoder {
   }
 
   /**
+   * What {@link #encode} makes of an authoritative answer holding only {@code records}, one RRset
+   * of {@code qname} whose data names no other name (A, AAAA, TXT), written directly: the question
+   * with the lower-case name, then each record with its owner a pointer to it. It costs a fraction
+   * of building a dnsjava message, which matters when a random-name load asks most names once.
+   */
+  static Template plain(Name qname, int qtype, List<Record> records) {
+    byte[] name = qname.toWireCanonical();
+    int length = 12 + name.length + 4;
+    byte[][] rdata = new byte[records.size()][];
+    for (int i = 0; i < rdata.length; i++) {
+      rdata[i] = records.get(i).rdataToWireCanonical();
+      length += 12 + rdata[i].length;
+    }
+    DNSOutput out = new DNSOutput(length);
+    out.writeU16(0);
+    out.writeU16(0x8400); // QR and AA, NOERROR; RD and CD are copied from the query later
+    out.writeU16(1);
+    out.writeU16(rdata.length);
+    out.writeU16(0);
+    out.writeU16(0);
+    out.writeByteArray(name);
+    out.writeU16(qtype);
+    out.writeU16(DClass.IN);
+    for (int i = 0; i < rdata.length; i++) {
+      Record r = records.get(i);
+      out.writeU16(0xC000 | 12);
+      out.writeU16(r.getType());
+      out.writeU16(r.getDClass());
+      out.writeU32(r.getTTL());
+      out.writeU16(rdata[i].length);
+      out.writeByteArray(rdata[i]);
+    }
+    return Template.of(out.toByteArray());
+  }
+
+  /**
    * The offsets after the question and after each whole RRset of the answer and authority sections,
    * with the section counts there, as (end, ANCOUNT, NSCOUNT) triples.
    */

@@ -7,10 +7,10 @@ import io.sluice.dns.zone.ZoneIndex;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Everything the responder reads for one configuration: the zone index, every static answer already
- * encoded, the responder settings and the answer caches that belong to this data. Built off the
- * query path by {@link #compiler()} and published inside the snapshot together with the
- * configuration it came from, so zone data and services always change in the same swap.
+ * Everything the responder reads for one configuration: the zone index, its static answers (encoded
+ * per name on first use), the responder settings and the answer caches that belong to this data.
+ * Built off the query path by {@link #compiler()} and published inside the snapshot together with
+ * the configuration it came from, so zone data and services always change in the same swap.
  */
 public final class ServedZones {
   private static final int CACHE_SLOTS = 4096;
@@ -40,7 +40,8 @@ public final class ServedZones {
   }
 
   /**
-   * Encodes every static answer of {@code index}; slow for big zones, so never on an event loop.
+   * The responder's view of {@code index}; static answers are encoded per name on its first
+   * question, so this is cheap even for big zones.
    */
   public static ServedZones build(ZoneIndex index, ResponderSettings settings) {
     return new ServedZones(index, StaticAnswers.build(index), settings);

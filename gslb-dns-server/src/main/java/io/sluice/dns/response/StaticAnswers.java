@@ -3,79 +3,149 @@ package io.sluice.dns.response;
 import io.sluice.dns.zone.Resolution;
 import io.sluice.dns.zone.Zone;
 import io.sluice.dns.zone.ZoneIndex;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Set;
+import io.sluice.dns.zone.ZoneNode;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.List;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Name;
+import org.xbill.DNS.Record;
 import org.xbill.DNS.Type;
 
 /**
- * Response templates for every existing name of every zone, encoded when the zone data is loaded:
- * one per type the name has and one NODATA answer shared by every other type (only the question's
- * type differs, and it is patched per query). Names that follow a CNAME, lie below a delegation or
- * are GSLB services for the asked type are left to the responder's slower paths.
+ * Response templates for the existing names of every zone: one per type the name has and one NODATA
+ * answer shared by every other type (only the question's type differs, and it is patched per
+ * query). Each is encoded the first time it is asked for and kept with the zone's node (published
+ * with one compare-and-set, so every thread then uses the same template), so loading a zone of a
+ * million names encodes nothing and memory goes only to names that are asked for. Names that follow
+ * a CNAME, lie below a delegation or are GSLB services for the asked type are left to the
+ * responder's slower paths.
  */
 final class StaticAnswers {
-  /** Looked up by the question as sent, so a query needs no {@link Name} to find its answer. */
-  private final WireNames<Node> nodes;
+  /** Published for names that have no static answers (below a delegation). */
+  private static final Object NONE = new Object();
 
-  private StaticAnswers(WireNames<Node> nodes) {
-    this.nodes = nodes;
-  }
+  private static final VarHandle TEMPLATES = MethodHandles.arrayElementVarHandle(Template[].class);
+  private static final VarHandle NODATA;
 
-  static StaticAnswers build(ZoneIndex index) {
-    Map<Name, Node> nodes = new HashMap<>();
-    for (Zone z : index.zones()) {
-      for (Name name : z.names()) {
-        if (z.isDelegated(name) || index.find(name) != z) {
-          continue;
-        }
-        Set<Integer> types = z.types(name);
-        int[] keys = new int[types.size()];
-        Template[] templates = new Template[types.size()];
-        int i = 0;
-        for (int type : types) {
-          keys[i] = type;
-          templates[i] = AnswerEncoder.encode(name, type, DClass.IN, z.resolve(name, type));
-          i++;
-        }
-        Template nodata = null;
-        if (!z.hasCname(name)) {
-          // Type.NULL stands for "any type the name lacks"; the question type is patched later.
-          Resolution r = z.resolve(name, Type.NULL);
-          nodata = AnswerEncoder.encode(name, Type.NULL, DClass.IN, r);
-        }
-        nodes.put(name, new Node(z, keys, templates, nodata, z.serviceAt(name)));
-      }
+  static {
+    try {
+      NODATA = MethodHandles.lookup().findVarHandle(Node.class, "nodata", Template.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
     }
-    return new StaticAnswers(WireNames.of(nodes));
   }
 
-  /** The precomputed node for {@code name}, or null. */
+  private final ZoneIndex index;
+
+  private StaticAnswers(ZoneIndex index) {
+    this.index = index;
+  }
+
+  /** The answers of {@code index}; encodes nothing until asked. */
+  static StaticAnswers build(ZoneIndex index) {
+    return new StaticAnswers(index);
+  }
+
+  /** The node for {@code name}, or null when the name has no static answers. */
   Node node(Name name) {
-    return nodes.get(name);
+    Zone z = index.find(name);
+    return answers(z, z == null ? null : z.node(name));
   }
 
-  /** The precomputed node for the question name of {@code q}, read from {@code in}; or null. */
+  /**
+   * The node for the question name of {@code q}, read from {@code in} without building a {@link
+   * Name}: the most specific zone by the name's wire form, then its node by {@link Query#nameHash}.
+   */
   Node node(Query q, byte[] in) {
-    return nodes.get(in, Query.NAME_AT, q.nameEnd - Query.NAME_AT, q.nameHash);
+    int len = q.nameEnd - Query.NAME_AT;
+    Zone z = index.find(in, Query.NAME_AT, len);
+    return answers(z, z == null ? null : z.node(in, Query.NAME_AT, len, q.nameHash));
   }
 
-  /** The templates of one name. */
-  record Node(Zone zone, int[] types, Template[] templates, Template nodata, String service) {
+  private static Node answers(Zone z, ZoneNode n) {
+    if (n == null) {
+      return null;
+    }
+    Object a = n.answers();
+    if (a == null) {
+      a = n.publishAnswers(z.isDelegated(n.name()) ? NONE : new Node(z, n));
+    }
+    return a == NONE ? null : (Node) a;
+  }
+
+  /** The templates of one name, each encoded on first use. */
+  static final class Node {
+    private final Zone zone;
+    private final ZoneNode node;
+    private final int[] types;
+    private final Template[] templates;
+    private final boolean hasCname;
+
+    @SuppressWarnings("unused") // through NODATA
+    private volatile Template nodata;
+
+    private Node(Zone zone, ZoneNode node) {
+      this.zone = zone;
+      this.node = node;
+      this.types = node.types();
+      this.templates = new Template[types.length];
+      this.hasCname = node.has(Type.CNAME);
+    }
+
+    Zone zone() {
+      return zone;
+    }
+
+    String service() {
+      return node.service();
+    }
 
     /** The template for {@code qtype}, or null when it must be computed. */
     Template template(int qtype) {
       for (int i = 0; i < types.length; i++) {
         if (types[i] == qtype) {
-          return templates[i];
+          Template t = (Template) TEMPLATES.getAcquire(templates, i);
+          if (t == null) {
+            Template fresh = encode(qtype);
+            t = (Template) TEMPLATES.compareAndExchange(templates, i, null, fresh);
+            t = t == null ? fresh : t;
+          }
+          return t;
         }
       }
       if (qtype == Type.ANY) {
         return null;
       }
-      return nodata;
+      return nodata();
+    }
+
+    /** The NODATA template (question type patched per query), or null at a CNAME. */
+    Template nodata() {
+      if (hasCname) {
+        return null;
+      }
+      Template t = (Template) NODATA.getAcquire(this);
+      if (t == null) {
+        // Type.NULL stands for "any type the name lacks"; the question type is patched later.
+        Template fresh = encode(Type.NULL);
+        t = (Template) NODATA.compareAndExchange(this, null, fresh);
+        t = t == null ? fresh : t;
+      }
+      return t;
+    }
+
+    private Template encode(int type) {
+      Name name = node.name();
+      if (type == Type.A || type == Type.AAAA || type == Type.TXT) {
+        // Most first questions of a large zone: an RRset whose data names nothing, answered as is.
+        List<Record> plain = zone.plainRRset(node, type);
+        if (plain != null) {
+          return AnswerEncoder.plain(name, type, plain);
+        }
+      }
+      Resolution r = zone.resolve(name, type);
+      return AnswerEncoder.encode(name, type, DClass.IN, r);
     }
   }
 }

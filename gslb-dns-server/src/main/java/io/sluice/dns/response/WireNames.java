@@ -1,5 +1,6 @@
 package io.sluice.dns.response;
 
+import io.sluice.dns.zone.Zone;
 import java.util.Map;
 import org.xbill.DNS.Name;
 
@@ -67,11 +68,8 @@ final class WireNames<V> {
    * (length octets are below 64, so lower-casing leaves them alone).
    */
   static int hash(byte[] b, int off, int len) {
-    int h = 0x9e3779b9;
-    for (int i = off; i < off + len; i++) {
-      h = (h ^ lower(b[i])) * 0x01000193;
-    }
-    return h ^ (h >>> 15);
+    // One hash for this table, the caches and the zones' node tables: the parser computes it once.
+    return Zone.wireHash(b, off, len);
   }
 
   static int lower(byte c) {

@@ -42,10 +42,11 @@ public final class Zone {
   private final Name origin;
   private final String originText;
   private final SOARecord negativeSoa;
-  private final Map<Name, ZoneNode> nodes;
+  private final NodeTable nodes;
   private final Set<Name> cuts;
   private final Map<Name, ZoneNode> wildcards;
   private final int originLabels;
+  private final byte[] originWire;
   private final boolean hasDname;
 
   Zone(Name origin, SOARecord soa, Map<Name, ZoneNode> nodes, Set<Name> cuts) {
@@ -64,17 +65,20 @@ public final class Zone {
             soa.getRetry(),
             soa.getExpire(),
             soa.getMinimum());
-    this.nodes = Map.copyOf(nodes);
+    this.nodes = new NodeTable(nodes.values());
     this.cuts = Set.copyOf(cuts);
     Map<Name, ZoneNode> wild = new HashMap<>();
-    for (Map.Entry<Name, ZoneNode> e : nodes.entrySet()) {
-      if (e.getKey().isWild()) {
-        wild.put(new Name(e.getKey(), 1), e.getValue());
+    boolean dname = false;
+    for (ZoneNode n : nodes.values()) {
+      if (n.name().isWild()) {
+        wild.put(new Name(n.name(), 1), n);
       }
+      dname |= n.has(Type.DNAME);
     }
     this.wildcards = Map.copyOf(wild);
     this.originLabels = origin.labels();
-    this.hasDname = nodes.values().stream().anyMatch(n -> n.get(Type.DNAME) != null);
+    this.originWire = origin.toWireCanonical();
+    this.hasDname = dname;
   }
 
   /** The apex name. */
@@ -115,24 +119,63 @@ public final class Zone {
 
   /** Every owner name of the zone, empty non-terminals included. */
   public Set<Name> names() {
-    return nodes.keySet();
+    return nodes.names();
   }
 
-  /** The types that have data at {@code name}; empty when the name does not exist. */
-  public Set<Integer> types(Name name) {
-    ZoneNode n = nodes.get(name);
-    return n == null ? Set.of() : n.rrsets().keySet();
+  /**
+   * The hash {@link #node(byte[], int, int, int)} takes, of {@code len} bytes of a wire-form name
+   * at {@code off} in {@code b}, whatever their letter case.
+   */
+  public static int wireHash(byte[] b, int off, int len) {
+    return NodeTable.hash(b, off, len);
+  }
+
+  /**
+   * The node of exactly the wire-form name (uncompressed, any letter case, {@code len} bytes with
+   * the root label) at {@code off} in {@code b}, whose {@link #wireHash} is {@code hash}; null when
+   * the zone has no such name. Answering a question this way needs no dnsjava {@link Name}.
+   */
+  public ZoneNode node(byte[] b, int off, int len, int hash) {
+    return nodes.get(b, off, len, hash);
+  }
+
+  /** Whether the wire-form name at {@code off} in {@code b} is at or below this zone's apex. */
+  boolean contains(byte[] b, int off, int len) {
+    int end = off + len;
+    for (int p = off; p < end; p += (b[p] & 0xff) + 1) {
+      if (end - p == originWire.length && sameIgnoringCase(b, p, originWire)) {
+        return true;
+      }
+      if (b[p] == 0) {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  private static boolean sameIgnoringCase(byte[] b, int off, byte[] lower) {
+    for (int i = 0; i < lower.length; i++) {
+      if ((lower[i] & 0xff) != NodeTable.lower(b[off + i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The node of exactly {@code name} (no wildcard), or null when the zone has no such name. */
+  public ZoneNode node(Name name) {
+    return nodes.get(name);
   }
 
   /** The RRsets at {@code name}; empty when the name does not exist or owns nothing. */
   public Collection<RRset> rrsets(Name name) {
     ZoneNode n = nodes.get(name);
-    return n == null ? List.of() : n.rrsets().values();
+    return n == null ? List.of() : n.rrsets();
   }
 
   /** Every RRset of the zone, node by node in no particular order, read in place. */
   public Iterator<RRset> rrsetIterator() {
-    Iterator<ZoneNode> all = nodes.values().iterator();
+    Iterator<ZoneNode> all = nodes.nodes().iterator();
     return new Iterator<>() {
       private Iterator<RRset> node = Collections.emptyIterator();
 
@@ -142,7 +185,7 @@ public final class Zone {
           if (!all.hasNext()) {
             return false;
           }
-          node = all.next().rrsets().values().iterator();
+          node = all.next().rrsets().iterator();
         }
         return true;
       }
@@ -163,7 +206,7 @@ public final class Zone {
    */
   public Zone withSerial(long serial) {
     ZoneNode apex = nodes.get(origin);
-    SOARecord soa = (SOARecord) apex.get(Type.SOA).first();
+    SOARecord soa = (SOARecord) apex.get(Type.SOA).get(0);
     if (soa.getSerial() == serial) {
       return this;
     }
@@ -179,10 +222,12 @@ public final class Zone {
             soa.getRetry(),
             soa.getExpire(),
             soa.getMinimum());
-    Map<Integer, RRset> apexSets = new HashMap<>(apex.rrsets());
-    apexSets.put(Type.SOA, new RRset(next));
-    Map<Name, ZoneNode> copy = new HashMap<>(nodes);
-    copy.put(origin, new ZoneNode(apexSets, apex.service()));
+    // Fresh nodes throughout: answers encoded for this zone (its NODATA carries the old SOA) must
+    // not be served from the other.
+    Map<Name, ZoneNode> copy = new HashMap<>();
+    for (ZoneNode n : nodes.nodes()) {
+      copy.put(n.name(), n == apex ? n.withRecords(Type.SOA, next) : n.copy());
+    }
     return new Zone(origin, next, copy, cuts);
   }
 
@@ -197,10 +242,19 @@ public final class Zone {
     return cutAbove(name) != null;
   }
 
+  /**
+   * The records of {@code type} at {@code node} when they are the whole answer to that question:
+   * the node owns them and no DNAME in the zone could redirect the name (the caller has already
+   * ruled out a delegation above it); null when the question needs {@link #resolve}.
+   */
+  public List<Record> plainRRset(ZoneNode node, int type) {
+    return hasDname || node.has(Type.CNAME) ? null : node.get(type);
+  }
+
   /** Whether {@code name} has a CNAME. */
   public boolean hasCname(Name name) {
     ZoneNode n = nodes.get(name);
-    return n != null && n.get(Type.CNAME) != null;
+    return n != null && n.has(Type.CNAME);
   }
 
   /** Resolves {@code qname} (at or below the origin) for {@code qtype}. */
@@ -250,7 +304,7 @@ public final class Zone {
         return new Resolution(Rcode.NOERROR, true, answer, List.of(), List.of(), node.service());
       }
       if (qtype == Type.ANY) {
-        if (node.rrsets().isEmpty() && node.service() == null) {
+        if (node.isEmpty() && node.service() == null) {
           // An empty non-terminal or a wildcard's parent owns nothing: NODATA, as the reference
           // servers answer, rather than a HINFO claiming data exists.
           return negative(Rcode.NOERROR, answer);
@@ -259,12 +313,12 @@ public final class Zone {
         answer.add(new HINFORecord(name, DClass.IN, negativeSoa.getTTL(), "RFC8482", ""));
         return Resolution.positive(answer);
       }
-      RRset cname = node.get(Type.CNAME);
+      List<Record> cname = node.get(Type.CNAME);
       if (cname != null && followsCname(qtype)) {
         if (hop == MAX_CHAIN) {
           return answered(answer);
         }
-        CNAMERecord c = (CNAMERecord) cname.first();
+        CNAMERecord c = (CNAMERecord) cname.get(0);
         answer.add(synthesized ? c.withName(name) : c);
         Name target = c.getTarget();
         if (visited == null) {
@@ -276,11 +330,11 @@ public final class Zone {
         name = target;
         continue;
       }
-      RRset set = node.get(qtype);
+      List<Record> set = node.get(qtype);
       if (set == null) {
         return negative(Rcode.NOERROR, answer);
       }
-      for (Record r : set.rrs(false)) {
+      for (Record r : set) {
         answer.add(synthesized ? r.withName(name) : r);
       }
       return answered(answer);
@@ -359,15 +413,15 @@ public final class Zone {
   }
 
   private static List<Record> addresses(ZoneNode node, int type, Name owner, boolean synthesized) {
-    RRset set = node.get(type);
+    List<Record> set = node.get(type);
     if (set == null) {
       return List.of();
     }
     if (!synthesized) {
-      return set.rrs(false);
+      return set;
     }
     List<Record> out = new ArrayList<>(set.size());
-    for (Record r : set.rrs(false)) {
+    for (Record r : set) {
       out.add(r.withName(owner));
     }
     return out;
@@ -384,8 +438,7 @@ public final class Zone {
    * optional data, as at the reference servers.
    */
   private Resolution referral(Name cut, List<Record> chain) {
-    RRset ns = nodes.get(cut).get(Type.NS);
-    List<Record> authority = new ArrayList<>(ns.rrs(false));
+    List<Record> authority = new ArrayList<>(nodes.get(cut).get(Type.NS));
     List<AdditionalTarget> required = new ArrayList<>();
     List<AdditionalTarget> optional = new ArrayList<>();
     Set<Name> seen = new HashSet<>();
@@ -410,9 +463,9 @@ public final class Zone {
     }
     for (int strip = name.labels() - originLabels; strip >= 1; strip--) {
       ZoneNode n = nodes.get(new Name(name, strip));
-      RRset set = n == null ? null : n.get(Type.DNAME);
+      List<Record> set = n == null ? null : n.get(Type.DNAME);
       if (set != null) {
-        return (DNAMERecord) set.first();
+        return (DNAMERecord) set.get(0);
       }
     }
     return null;
@@ -439,7 +492,7 @@ public final class Zone {
     }
     for (int strip = 1; strip <= name.labels() - originLabels; strip++) {
       Name encloser = new Name(name, strip);
-      if (nodes.containsKey(encloser)) {
+      if (nodes.contains(encloser)) {
         return wildcards.get(encloser);
       }
     }

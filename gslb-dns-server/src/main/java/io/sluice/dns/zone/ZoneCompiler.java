@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -40,6 +41,9 @@ import org.xbill.DNS.Type;
  */
 public final class ZoneCompiler {
   private static final Pattern TOKENIZER_MESSAGE = Pattern.compile("^[^:]*:(\\d+): (.*)$");
+
+  /** The source of a record read from the master file; its text is made on demand. */
+  private static final String FROM_FILE = new String("master file");
 
   /** Syntax errors reported per master file before the rest of it is left unread. */
   private static final int MAX_FILE_PROBLEMS = 100;
@@ -70,12 +74,16 @@ public final class ZoneCompiler {
     private final ZoneConfig zc;
     private final String path;
     private final Problems problems;
-    private final Map<Name, Map<Integer, RRset>> data = new LinkedHashMap<>();
-    private final Map<Name, Map<Integer, String>> sources = new HashMap<>();
+    private final Map<Name, Owned> data = new LinkedHashMap<>();
     private final Map<Name, String> services = new LinkedHashMap<>();
     private final Map<Name, String> servicePaths = new HashMap<>();
     private Name origin;
     private SOARecord fileSoa;
+
+    /** The master file and its config path, for the source of records read from it. */
+    private Path file;
+
+    private String fileWhere;
 
     Builder(SluiceConfig config, ZoneConfig zc, String path, Problems problems) {
       this.config = config;
@@ -112,6 +120,8 @@ public final class ZoneCompiler {
     private void loadFile() {
       Path file = config.resolve(zc.file());
       String where = Problems.child(path, "file");
+      this.file = file;
+      this.fileWhere = where;
       if (!Files.isReadable(file)) {
         problems.add(where, "cannot read master file " + file);
         return;
@@ -139,19 +149,22 @@ public final class ZoneCompiler {
         master.disableIncludes(true);
         Record r;
         while ((r = master.nextRecord()) != null) {
-          String src = file + " (" + r.getName() + " " + Type.string(r.getType()) + ")";
           if (!r.getName().subdomain(origin)) {
+            String src = fileSource(file, r.getName(), r.getType());
             problems.add(where, src + ": " + r.getName() + " is outside the zone " + origin);
           } else if (r.getDClass() != DClass.IN) {
-            problems.add(where, src + ": only class IN is served");
+            problems.add(
+                where, fileSource(file, r.getName(), r.getType()) + ": only class IN is served");
           } else if (r.getType() == Type.SOA) {
             if (!r.getName().equals(origin)) {
-              problems.add(where, src + ": SOA must be at the apex");
+              problems.add(
+                  where, fileSource(file, r.getName(), r.getType()) + ": SOA must be at the apex");
             } else {
               fileSoa = (SOARecord) r;
             }
           } else {
-            add(r, where + ": " + src);
+            // The source text of a file record is only made when a problem names it.
+            add(r, FROM_FILE);
           }
         }
         return 0;
@@ -296,43 +309,64 @@ public final class ZoneCompiler {
       }
     }
 
+    /**
+     * Adds {@code r}; {@code source} names where it was given in problems ({@link #FROM_FILE} for
+     * the master file, whose text is made only when a problem needs it).
+     */
     private void add(Record r, String source) {
-      Map<Integer, RRset> byType = data.computeIfAbsent(r.getName(), k -> new LinkedHashMap<>());
-      RRset set = byType.computeIfAbsent(r.getType(), k -> new RRset());
-      if (r.getType() == Type.CNAME && set.size() > 0) {
-        problems.add(source, "more than one CNAME at " + r.getName());
+      Owned owned = data.computeIfAbsent(r.getName(), k -> new Owned());
+      int type = r.getType();
+      int i = owned.indexOf(type);
+      if (i < 0) {
+        i = owned.add(type, source);
+      } else if (type == Type.CNAME) {
+        problems.add(
+            sourceText(source, r.getName(), type), "more than one CNAME at " + r.getName());
         return;
       }
       // RFC 2181 §5.2: one TTL per RRset; dnsjava lowers the set to the smallest TTL given.
-      set.addRR(r);
-      sources.computeIfAbsent(r.getName(), k -> new HashMap<>()).putIfAbsent(r.getType(), source);
+      owned.addRecord(i, r);
     }
 
     private RRset get(Name name, int type) {
-      Map<Integer, RRset> m = data.get(name);
-      return m == null ? null : m.get(type);
+      Owned o = data.get(name);
+      if (o == null) {
+        return null;
+      }
+      int i = o.indexOf(type);
+      return i < 0 ? null : o.rrset(i);
+    }
+
+    private String fileSource(Path file, Name name, int type) {
+      return file + " (" + name + " " + Type.string(type) + ")";
+    }
+
+    private String sourceText(String source, Name name, int type) {
+      return source == FROM_FILE ? fileWhere + ": " + fileSource(file, name, type) : source;
     }
 
     /** Checks CNAME exclusivity, delegations, glue and services; returns the delegation points. */
     private Set<Name> checkStructure() {
       Set<Name> cuts = new HashSet<>();
-      for (Map.Entry<Name, Map<Integer, RRset>> e : data.entrySet()) {
+      for (Map.Entry<Name, Owned> e : data.entrySet()) {
         Name name = e.getKey();
-        Map<Integer, RRset> types = e.getValue();
-        if (types.containsKey(Type.NS) && !name.equals(origin)) {
+        Owned types = e.getValue();
+        if (types.has(Type.NS) && !name.equals(origin)) {
           cuts.add(name);
           if (name.isWild()) {
             problems.add(source(name, Type.NS), "a wildcard cannot be a delegation: " + name);
           }
         }
-        if (types.containsKey(Type.CNAME)) {
+        if (types.has(Type.CNAME)) {
           if (name.equals(origin)) {
             problems.add(source(name, Type.CNAME), "a CNAME cannot be at the zone apex");
-          } else if (types.size() > 1) {
+          } else if (types.count > 1) {
             List<String> others = new ArrayList<>();
-            types.keySet().stream()
-                .filter(t -> t != Type.CNAME)
-                .forEach(t -> others.add(Type.string(t)));
+            for (int k = 0; k < types.count; k++) {
+              if (types.type(k) != Type.CNAME) {
+                others.add(Type.string(types.type(k)));
+              }
+            }
             problems.add(
                 source(name, Type.CNAME),
                 "a CNAME cannot stand beside other data at "
@@ -342,22 +376,23 @@ public final class ZoneCompiler {
                     + ")");
           }
         }
-        if (name.isWild() && types.containsKey(Type.DNAME)) {
+        if (name.isWild() && types.has(Type.DNAME)) {
           problems.add(source(name, Type.DNAME), "a wildcard cannot own a DNAME: " + name);
         }
       }
       Set<Name> dnames = new HashSet<>();
       data.forEach(
           (name, types) -> {
-            if (types.containsKey(Type.DNAME)) {
+            if (types.has(Type.DNAME)) {
               dnames.add(name);
             }
           });
-      for (Map.Entry<Name, Map<Integer, RRset>> e : data.entrySet()) {
+      for (Map.Entry<Name, Owned> e :
+          dnames.isEmpty() ? List.<Map.Entry<Name, Owned>>of() : data.entrySet()) {
         Name name = e.getKey();
         Name dname = highestCutAbove(name, dnames, false);
         if (dname != null) {
-          int type = e.getValue().keySet().iterator().next();
+          int type = e.getValue().type(0);
           problems.add(
               source(name, type),
               name
@@ -366,13 +401,16 @@ public final class ZoneCompiler {
                   + " and would never be served (RFC 6672 §2.3)");
         }
       }
-      for (Map.Entry<Name, Map<Integer, RRset>> e : data.entrySet()) {
+      for (Map.Entry<Name, Owned> e :
+          cuts.isEmpty() ? List.<Map.Entry<Name, Owned>>of() : data.entrySet()) {
         Name name = e.getKey();
         Name cut = highestCutAbove(name, cuts, false);
         if (cut == null) {
           continue;
         }
-        for (int type : e.getValue().keySet()) {
+        Owned owned = e.getValue();
+        for (int k = 0; k < owned.count; k++) {
+          int type = owned.type(k);
           if (type != Type.A && type != Type.AAAA) {
             problems.add(
                 source(name, type),
@@ -439,27 +477,138 @@ public final class ZoneCompiler {
     }
 
     private String source(Name name, int type) {
-      Map<Integer, String> m = sources.get(name);
-      String s = m == null ? null : m.get(type);
-      return s != null ? s : path;
+      Owned o = data.get(name);
+      int i = o == null ? -1 : o.indexOf(type);
+      return i < 0 ? path : sourceText(o.source(i), name, type);
     }
 
     /** Every node, with the empty non-terminals between each name and the apex. */
     private Map<Name, ZoneNode> nodes() {
-      Map<Name, Map<Integer, RRset>> all = new HashMap<>();
-      Set<Name> names = new HashSet<>(data.keySet());
-      names.addAll(services.keySet());
-      names.add(origin);
-      for (Name n : names) {
-        for (int strip = 0; strip < n.labels() - origin.labels(); strip++) {
-          all.putIfAbsent(strip == 0 ? n : new Name(n, strip), new HashMap<>());
+      Map<Name, ZoneNode> nodes = new HashMap<>(capacity(data.size() + services.size() + 1));
+      // Most names have the same few types: one array per combination, shared.
+      Map<List<Integer>, int[]> typeLists = new HashMap<>();
+      data.forEach(
+          (name, owned) -> {
+            Record[][] sets = new Record[owned.count][];
+            List<Integer> key = new ArrayList<>(owned.count);
+            for (int i = 0; i < owned.count; i++) {
+              sets[i] = owned.records(i);
+              key.add(owned.type(i));
+            }
+            int[] types =
+                typeLists.computeIfAbsent(
+                    key, k -> k.stream().mapToInt(Integer::intValue).toArray());
+            nodes.put(name, new ZoneNode(name, types, sets, services.get(name)));
+          });
+      services.forEach((name, service) -> nodes.putIfAbsent(name, ZoneNode.empty(name, service)));
+      nodes.putIfAbsent(origin, ZoneNode.empty(origin, null));
+      List<Name> owners = new ArrayList<>(nodes.keySet());
+      for (Name n : owners) {
+        // An ancestor already present had its own ancestors added when it was reached (every
+        // owner is), or was added by a walk that went on to the apex.
+        for (int strip = 1; strip < n.labels() - origin.labels(); strip++) {
+          Name parent = new Name(n, strip);
+          if (nodes.putIfAbsent(parent, ZoneNode.empty(parent, null)) != null) {
+            break;
+          }
         }
-        all.putIfAbsent(origin, new HashMap<>());
       }
-      data.forEach((name, types) -> types.forEach((t, set) -> all.get(name).put(t, sorted(set))));
-      Map<Name, ZoneNode> nodes = new HashMap<>();
-      all.forEach((name, types) -> nodes.put(name, new ZoneNode(types, services.get(name))));
       return nodes;
+    }
+  }
+
+  /** A hash map capacity that holds {@code n} entries without growing. */
+  private static int capacity(int n) {
+    return (int) Math.min(1 << 30, n / 0.75 + 1);
+  }
+
+  /**
+   * The records of one owner name while a zone is compiled, by type, with where each type was first
+   * given. A type with one record keeps the record itself (an RRset only from the second on), and
+   * the first type lives in fields, so the usual name of a large master file, one A record, costs
+   * this object and its record.
+   */
+  private static final class Owned {
+    int count;
+    private int type0;
+    private Object data0;
+    private String source0;
+    private int[] types;
+    private Object[] data;
+    private String[] sources;
+
+    int type(int i) {
+      return i == 0 ? type0 : types[i - 1];
+    }
+
+    String source(int i) {
+      return i == 0 ? source0 : sources[i - 1];
+    }
+
+    int indexOf(int type) {
+      for (int i = 0; i < count; i++) {
+        if (type(i) == type) {
+          return i;
+        }
+      }
+      return -1;
+    }
+
+    boolean has(int type) {
+      return indexOf(type) >= 0;
+    }
+
+    int add(int type, String source) {
+      if (count == 0) {
+        type0 = type;
+        source0 = source;
+        return count++;
+      }
+      if (types == null) {
+        types = new int[2];
+        data = new Object[2];
+        sources = new String[2];
+      } else if (count - 1 == types.length) {
+        types = Arrays.copyOf(types, types.length * 2);
+        data = Arrays.copyOf(data, data.length * 2);
+        sources = Arrays.copyOf(sources, sources.length * 2);
+      }
+      types[count - 1] = type;
+      sources[count - 1] = source;
+      return count++;
+    }
+
+    /** Adds {@code r} to the {@code i}-th type, as RRset.addRR would (one TTL, no duplicates). */
+    void addRecord(int i, Record r) {
+      Object d = i == 0 ? data0 : data[i - 1];
+      Object next;
+      if (d == null && r.getType() != Type.RRSIG) {
+        next = r;
+      } else {
+        RRset set = d instanceof RRset existing ? existing : new RRset();
+        if (d instanceof Record single) {
+          set.addRR(single);
+        }
+        set.addRR(r);
+        next = set;
+      }
+      if (i == 0) {
+        data0 = next;
+      } else {
+        data[i - 1] = next;
+      }
+    }
+
+    /** The {@code i}-th type's records as an RRset. */
+    RRset rrset(int i) {
+      Object d = i == 0 ? data0 : data[i - 1];
+      return d instanceof RRset set ? set : new RRset((Record) d);
+    }
+
+    /** The {@code i}-th type's records in canonical order (RFC 4034 §6.3). */
+    Record[] records(int i) {
+      Object d = i == 0 ? data0 : data[i - 1];
+      return d instanceof RRset set ? sorted(set) : new Record[] {(Record) d};
     }
   }
 
@@ -467,14 +616,10 @@ public final class ZoneCompiler {
    * The RRset with its records in canonical order (RFC 4034 §6.3), the order the reference servers
    * keep: answers come out the same, and so does which additional data fits a truncated response.
    */
-  private static RRset sorted(RRset set) {
-    List<Record> records = new ArrayList<>(set.rrs(false));
-    records.sort(null);
-    RRset out = new RRset();
-    for (Record r : records) {
-      out.addRR(r);
-    }
-    return out;
+  private static Record[] sorted(RRset set) {
+    Record[] records = set.rrs(false).toArray(new Record[0]);
+    Arrays.sort(records);
+    return records;
   }
 
   static String describeDataError(String type, String text, String message) {

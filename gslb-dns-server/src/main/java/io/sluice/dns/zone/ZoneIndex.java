@@ -3,7 +3,9 @@ package io.sluice.dns.zone;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.xbill.DNS.DNSInput;
 import org.xbill.DNS.Name;
+import org.xbill.DNS.WireParseException;
 
 /**
  * Every served zone, immutable and built once per configuration; a reload builds a new index and
@@ -37,6 +39,30 @@ public final class ZoneIndex {
   /** The zones, in configuration order. */
   public List<Zone> zones() {
     return zones;
+  }
+
+  /**
+   * The most specific zone containing the wire-form name (uncompressed, any letter case, {@code
+   * len} bytes with the root label) at {@code off} in {@code b}, or null when no served zone does.
+   */
+  public Zone find(byte[] b, int off, int len) {
+    if (zones.size() > SCAN_LIMIT) {
+      try {
+        DNSInput in = new DNSInput(b);
+        in.jump(off);
+        return find(new Name(in));
+      } catch (WireParseException e) {
+        return null;
+      }
+    }
+    Zone best = null;
+    for (Zone z : zones) {
+      if (z.contains(b, off, len)
+          && (best == null || z.origin().labels() > best.origin().labels())) {
+        best = z;
+      }
+    }
+    return best;
   }
 
   /** The most specific zone containing {@code name}, or null when no served zone does. */

@@ -180,6 +180,106 @@ class ZoneCompilerTest {
   }
 
   @Test
+  void problemsWithMasterFileRecordsNameTheFileTheOwnerAndTheType() throws Exception {
+    SluiceConfig config =
+        fileZone(
+            """
+            $TTL 300
+            @     IN SOA   ns1.example.test. h.example.test. 5 7200 1800 1209600 60
+            a     IN CNAME x.example.test.
+            a     IN CNAME y.example.test.
+            b     IN CNAME x.example.test.
+            b     IN TXT   "beside"
+            """);
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> ZoneCompiler.compile(config, "f.yaml"));
+    String file = dir.resolve("z.zone").toString();
+    List<String> problems = e.problems().stream().map(ConfigProblem::toString).toList();
+    assertTrue(
+        problems.contains(
+            "f.yaml: zones[0].file: "
+                + file
+                + " (a.example.test. CNAME): more than one CNAME at a.example.test."),
+        problems.toString());
+    assertTrue(
+        problems.contains(
+            "f.yaml: zones[0].file: "
+                + file
+                + " (b.example.test. CNAME): a CNAME cannot stand beside other data at"
+                + " b.example.test. (also TXT)"),
+        problems.toString());
+  }
+
+  @Test
+  void recordsOfOneTypeFormOneSetWithOneTtlAndNoDuplicates() throws Exception {
+    SluiceConfig config =
+        fileZone(
+            """
+            $TTL 300
+            @     IN SOA ns1.example.test. h.example.test. 5 7200 1800 1209600 60
+            www   IN A   192.0.2.2
+            www   60 IN A   192.0.2.1
+            www   IN A   192.0.2.2
+            one   IN A   192.0.2.9
+            """);
+    Zone z = ZoneCompiler.compile(config, "f.yaml").zones().get(0);
+    Resolution www = z.resolve(Name.fromString("www.example.test."), Type.A);
+    assertEquals(
+        List.of("192.0.2.1 60", "192.0.2.2 60"),
+        www.answer().stream().map(r -> r.rdataToString() + " " + r.getTTL()).toList());
+    Resolution one = z.resolve(Name.fromString("ONE.example.test."), Type.A);
+    assertEquals(
+        List.of("192.0.2.9 300"),
+        one.answer().stream().map(r -> r.rdataToString() + " " + r.getTTL()).toList());
+  }
+
+  @Test
+  void everyRecordOfAZoneCanBeIteratedByName() throws Exception {
+    SluiceConfig config =
+        fileZone(
+            """
+            $TTL 300
+            @       IN SOA ns1.example.test. h.example.test. 5 7200 1800 1209600 60
+            ns9     IN A   192.0.2.53
+            www     IN A   192.0.2.2
+            www     IN A   192.0.2.1
+            www     IN TXT "t"
+            a.b.c   IN A   192.0.2.3
+            """);
+    Zone z = ZoneCompiler.compile(config, "f.yaml").zones().get(0);
+    List<String> all = new java.util.ArrayList<>();
+    for (Name n : z.names()) {
+      for (org.xbill.DNS.RRset set : z.rrsets(n)) {
+        set.rrs(false)
+            .forEach(
+                r ->
+                    all.add(
+                        r.getName()
+                            + " "
+                            + r.getTTL()
+                            + " "
+                            + Type.string(r.getType())
+                            + " "
+                            + r.rdataToString()));
+      }
+    }
+    java.util.Collections.sort(all);
+    assertEquals(
+        List.of(
+            "a.b.c.example.test. 300 A 192.0.2.3",
+            "example.test. 300 SOA ns1.example.test. h.example.test. 5 7200 1800 1209600 60",
+            "example.test. 3600 NS ns9.example.test.",
+            "ns9.example.test. 300 A 192.0.2.53",
+            "www.example.test. 300 A 192.0.2.1",
+            "www.example.test. 300 A 192.0.2.2",
+            "www.example.test. 300 TXT \"t\""),
+        all);
+    // The empty non-terminals between a.b.c and the apex exist and own nothing.
+    assertTrue(z.names().contains(Name.fromString("b.c.example.test.")));
+    assertTrue(z.rrsets(Name.fromString("c.example.test.")).isEmpty());
+  }
+
+  @Test
   void masterFileErrorsNameTheFileAndLine() throws Exception {
     SluiceConfig config =
         fileZone(

@@ -1,0 +1,184 @@
+package io.sluice.dns.zone;
+
+import java.util.AbstractSet;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import org.xbill.DNS.Name;
+
+/**
+ * The nodes of one zone by owner name: an open-addressing table of the nodes themselves (each knows
+ * its name) beside the hash of each, so a name costs two array slots instead of a hash map entry
+ * and a look-up compares names only when their hashes match. The hash is its own: dnsjava's name
+ * hash (h * 9 + byte) maps numbered names such as h10 and h09 to the same value, which put 1 M
+ * generated names on 0.6 M hashes. Immutable once built.
+ */
+final class NodeTable {
+  private final ZoneNode[] slots;
+  private final int[] hashes;
+  private final int mask;
+  private final int shift;
+  private final int size;
+
+  NodeTable(Collection<ZoneNode> nodes) {
+    // Two-thirds full at most: a miss (NXDOMAIN, a wildcard's encloser search) ends after a short
+    // run of slots.
+    int capacity = Integer.highestOneBit(Math.max(2, nodes.size() + nodes.size() / 2)) << 1;
+    this.slots = new ZoneNode[capacity];
+    this.hashes = new int[capacity];
+    this.mask = capacity - 1;
+    this.shift = Integer.numberOfLeadingZeros(capacity) + 1;
+    int n = 0;
+    for (ZoneNode node : nodes) {
+      int h = hash(node.name());
+      int i = slot(h);
+      while (slots[i] != null) {
+        if (hashes[i] == h && slots[i].name().equals(node.name())) {
+          throw new IllegalArgumentException("two nodes for " + node.name());
+        }
+        i = (i + 1) & mask;
+      }
+      slots[i] = node;
+      hashes[i] = h;
+      n++;
+    }
+    this.size = n;
+  }
+
+  static int hash(Name name) {
+    byte[] wire = name.toWireCanonical();
+    return hash(wire, 0, wire.length);
+  }
+
+  /**
+   * The hash of {@code len} bytes of a wire-form name at {@code off}, ignoring ASCII letter case
+   * (length octets are below 64, so lower-casing leaves them alone): FNV-1a with a final mix, the
+   * hash the query parser computes over the question as it walks it.
+   */
+  static int hash(byte[] b, int off, int len) {
+    int h = 0x9e3779b9;
+    for (int i = off; i < off + len; i++) {
+      h = (h ^ lower(b[i])) * 0x01000193;
+    }
+    return h ^ (h >>> 15);
+  }
+
+  static int lower(byte c) {
+    return c >= 'A' && c <= 'Z' ? c + 32 : c & 0xff;
+  }
+
+  private int slot(int h) {
+    // Fibonacci hashing: the slot comes from the high bits, which depend on every byte.
+    return (h * 0x9E3779B9) >>> shift;
+  }
+
+  /**
+   * The node of the wire-form name of {@code len} bytes at {@code off} in {@code b} (any letter
+   * case), whose {@link #hash} is {@code h}; null when there is none. Names are compared only when
+   * their hashes match.
+   */
+  ZoneNode get(byte[] b, int off, int len, int h) {
+    for (int i = slot(h); ; i = (i + 1) & mask) {
+      ZoneNode n = slots[i];
+      if (n == null) {
+        return null;
+      }
+      if (hashes[i] == h && sameName(n.name().toWireCanonical(), b, off, len)) {
+        return n;
+      }
+    }
+  }
+
+  private static boolean sameName(byte[] key, byte[] b, int off, int len) {
+    if (key.length != len) {
+      return false;
+    }
+    for (int i = 0; i < len; i++) {
+      if ((key[i] & 0xff) != lower(b[off + i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The node of {@code name}, or null. */
+  ZoneNode get(Name name) {
+    int h = hash(name);
+    for (int i = slot(h); ; i = (i + 1) & mask) {
+      ZoneNode n = slots[i];
+      if (n == null || (hashes[i] == h && n.name().equals(name))) {
+        return n;
+      }
+    }
+  }
+
+  boolean contains(Name name) {
+    return get(name) != null;
+  }
+
+  int size() {
+    return size;
+  }
+
+  /** Every node, in table order. */
+  Iterable<ZoneNode> nodes() {
+    return () -> new NodeIterator();
+  }
+
+  /** The owner names, as a read-only set. */
+  java.util.Set<Name> names() {
+    return new AbstractSet<>() {
+      @Override
+      public Iterator<Name> iterator() {
+        NodeIterator it = new NodeIterator();
+        return new Iterator<>() {
+          @Override
+          public boolean hasNext() {
+            return it.hasNext();
+          }
+
+          @Override
+          public Name next() {
+            return it.next().name();
+          }
+        };
+      }
+
+      @Override
+      public int size() {
+        return size;
+      }
+
+      @Override
+      public boolean contains(Object o) {
+        return o instanceof Name n && NodeTable.this.contains(n);
+      }
+    };
+  }
+
+  private final class NodeIterator implements Iterator<ZoneNode> {
+    private int at = advance(0);
+
+    private int advance(int from) {
+      while (from < slots.length && slots[from] == null) {
+        from++;
+      }
+      return from;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return at < slots.length;
+    }
+
+    @Override
+    public ZoneNode next() {
+      if (at >= slots.length) {
+        throw new NoSuchElementException();
+      }
+      ZoneNode n = slots[at];
+      at = advance(at + 1);
+      return n;
+    }
+  }
+}
