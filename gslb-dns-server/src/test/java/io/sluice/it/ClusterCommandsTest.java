@@ -48,6 +48,9 @@ class ClusterCommandsTest {
       Node ns3 = c.node(2);
       c.awaitAll("web answered from both pools", BOUND, n -> bothPools(n, subnets));
       assertEquals(List.of(), c.differences(WEB, subnets), "identical answers to begin with");
+      // Each node names itself in NSID (its --nsid), though the configuration is shared.
+      assertEquals(
+          List.of("ns1", "ns2", "ns3"), List.of(ns1.nsid(WEB), ns2.nsid(WEB), ns3.nsid(WEB)));
 
       // A weight change through ns1: green becomes a standby, every client gets blue.
       long t = System.nanoTime();

@@ -34,7 +34,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
+import org.xbill.DNS.EDNSOption;
 import org.xbill.DNS.Message;
+import org.xbill.DNS.NSIDOption;
+import org.xbill.DNS.OPTRecord;
+import org.xbill.DNS.Section;
 import org.xbill.DNS.SimpleResolver;
 import org.xbill.DNS.Type;
 
@@ -398,7 +402,7 @@ final class SluiceCluster implements AutoCloseable {
           endpoints.stream().map(e -> "\"" + e + "\"").collect(Collectors.joining(", "));
       String head =
           """
-          dns: { listen: [127.0.0.1], threads: 1 }
+          dns: { listen: [127.0.0.1], threads: 1, nsid: shared-nsid }
           admin: { listen: 127.0.0.1 }
           stateDir: %s
           cluster:
@@ -451,7 +455,9 @@ final class SluiceCluster implements AutoCloseable {
                   "--port",
                   Integer.toString(dnsPort),
                   "--admin-port",
-                  Integer.toString(adminPort))
+                  Integer.toString(adminPort),
+                  "--nsid",
+                  name)
               .redirectErrorStream(true)
               .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
               .start();
@@ -542,6 +548,25 @@ final class SluiceCluster implements AutoCloseable {
                 .toList());
       }
       return out;
+    }
+
+    /** The NSID this node sends to a query that asks for it (RFC 5001), or null. */
+    String nsid(String name) throws IOException {
+      SimpleResolver r = new SimpleResolver(new InetSocketAddress("127.0.0.1", dnsPort));
+      r.setTimeout(Duration.ofSeconds(2));
+      Message q = LiveNode.queryMessage(name, Type.A, null);
+      q.addRecord(
+          new OPTRecord(1232, 0, 0, 0, List.of(new NSIDOption(new byte[0]))), Section.ADDITIONAL);
+      OPTRecord opt = r.send(q).getOPT();
+      if (opt == null) {
+        return null;
+      }
+      List<EDNSOption> found = opt.getOptions(EDNSOption.Code.NSID);
+      if (found.isEmpty()) {
+        return null;
+      }
+      byte[] wire = found.get(0).toWire(); // code, length, data
+      return new String(wire, 4, wire.length - 4, StandardCharsets.UTF_8);
     }
 
     /** Whether this node answers {@code expected} to every one of {@code subnets}. */

@@ -63,6 +63,25 @@ public record DnsConfig(
         https);
   }
 
+  /** The same settings with another NSID (a node-local command-line override). */
+  public DnsConfig withNsid(String newNsid) {
+    return new DnsConfig(
+        listen,
+        port,
+        threads,
+        udpPayloadSize,
+        maxTcpConnections,
+        maxTcpConnectionsPerSource,
+        tcpIdleTimeout,
+        tcpMessageTimeout,
+        socketBufferBytes,
+        chaos,
+        newNsid,
+        rrl,
+        cookies,
+        https);
+  }
+
   /** The same settings on other addresses (a command-line override). */
   public DnsConfig withListen(List<String> addresses) {
     return new DnsConfig(

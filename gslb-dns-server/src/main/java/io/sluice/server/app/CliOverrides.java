@@ -6,10 +6,15 @@ import java.util.List;
 
 /** Command-line settings that win over the config file, on start and on every reload. */
 public record CliOverrides(
-    Integer port, List<String> listen, Integer threads, Integer adminPort, String stateDir) {
+    Integer port,
+    List<String> listen,
+    Integer threads,
+    Integer adminPort,
+    String stateDir,
+    String nsid) {
 
   /** No overrides. */
-  public static final CliOverrides NONE = new CliOverrides(null, null, null, null, null);
+  public static final CliOverrides NONE = new CliOverrides(null, null, null, null, null, null);
 
   public CliOverrides {
     listen = listen == null ? null : List.copyOf(listen);
@@ -26,6 +31,11 @@ public record CliOverrides(
     }
     if (threads != null) {
       dns = dns.withThreads(threads);
+    }
+    if (nsid != null) {
+      // Node-local: under a cluster's shared configuration every node would otherwise send the
+      // same NSID, and `dig +nsid` could not tell the nodes of the NS set apart.
+      dns = dns.withNsid(nsid);
     }
     return new SluiceConfig(
         dns,

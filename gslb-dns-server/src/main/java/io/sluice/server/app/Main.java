@@ -112,13 +112,22 @@ public final class Main implements Callable<Integer> {
         description = "State directory (journal, audit log, verdicts), overriding stateDir.")
     Path stateDir;
 
+    @Option(
+        names = "--nsid",
+        paramLabel = "TEXT",
+        description =
+            "This node's NSID (RFC 5001), overriding dns.nsid: text, or hex after 0x."
+                + " Node-local, also under a cluster's shared configuration.")
+    String nsid;
+
     CliOverrides overrides() {
       return new CliOverrides(
           port,
           listen,
           threads,
           adminPort,
-          stateDir == null ? null : stateDir.toAbsolutePath().toString());
+          stateDir == null ? null : stateDir.toAbsolutePath().toString(),
+          nsid);
     }
   }
 

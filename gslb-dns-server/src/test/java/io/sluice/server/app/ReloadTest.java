@@ -153,7 +153,8 @@ class ReloadTest {
   @Test
   void commandLineOverridesSurviveAReload() throws Exception {
     FileConfigReloader withOverride =
-        new FileConfigReloader(file, new CliOverrides(node.port(), null, 1, null, null), node);
+        new FileConfigReloader(
+            file, new CliOverrides(node.port(), null, 1, null, null, null), node);
     withOverride.reload(OPERATOR);
     assertEquals(node.port(), node.store().current().config().dns().port());
   }
