@@ -1,9 +1,11 @@
 package io.sluice.admin.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.sluice.core.spi.DnsSocketStats;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.RateLimitAction;
 import io.sluice.core.spi.RateLimitKind;
@@ -11,6 +13,7 @@ import io.sluice.core.spi.TcpCloseReason;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToDoubleFunction;
 
 /**
  * {@link GslbMetrics} bound to Micrometer. Meters are created on first use of a label tuple and
@@ -51,6 +54,13 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     Duration.ofSeconds(10)
   };
 
+  private static final String DROPPED_HELP =
+      "DNS queries or replies dropped unanswered under overload: by the kernel because a UDP"
+          + " receive buffer was full, or by the server because its send queue was full";
+  private static final String UDP_QUEUE_HELP =
+      "Bytes waiting in the UDP queues: queries in the kernel, replies in the server";
+
+  private final MeterRegistry registry;
   private final DnsRequestMeters dnsRequests;
   private final Timer dnsDurationUdp;
   private final Timer dnsDurationTcp;
@@ -96,6 +106,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   }
 
   public MicrometerGslbMetrics(MeterRegistry registry) {
+    this.registry = registry;
     dnsRequests = new DnsRequestMeters(registry);
     dnsDurationUdp = dnsDuration(registry, "udp");
     dnsDurationTcp = dnsDuration(registry, "tcp");
@@ -197,7 +208,8 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                 Counter.builder("sluice.policy.events")
                     .description(
                         "Answers the chain could not give normally (fail-open, fail-closed,"
-                            + " drained-last-resort, residency-last-resort)")
+                            + " drained-last-resort, residency-last-resort, last-decision,"
+                            + " planner-failed)")
                     .tags("service", l[0], "event", l[1])
                     .register(registry));
     rollbacks =
@@ -303,6 +315,30 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
       case DROPPED -> rrlDropped[kind.ordinal()].increment();
       case LOGGED -> {}
     }
+  }
+
+  @Override
+  public void dnsSockets(DnsSocketStats stats) {
+    droppedCounter(stats, "receive_buffer", DnsSocketStats::receiveBufferDrops);
+    droppedCounter(stats, "send_queue", DnsSocketStats::sendQueueDrops);
+    udpQueueGauge(stats, "receive", DnsSocketStats::receiveQueueBytes);
+    udpQueueGauge(stats, "send", DnsSocketStats::sendQueueBytes);
+  }
+
+  private void droppedCounter(
+      DnsSocketStats stats, String reason, ToDoubleFunction<DnsSocketStats> count) {
+    FunctionCounter.builder("sluice.dns.dropped", stats, count)
+        .description(DROPPED_HELP)
+        .tags("reason", reason)
+        .register(registry);
+  }
+
+  private void udpQueueGauge(
+      DnsSocketStats stats, String direction, ToDoubleFunction<DnsSocketStats> bytes) {
+    Gauge.builder("sluice.dns.udp.queue.bytes", stats, bytes)
+        .description(UDP_QUEUE_HELP)
+        .tags("direction", direction)
+        .register(registry);
   }
 
   @Override

@@ -13,17 +13,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Answers UDP queries on the event loop: copies each datagram into the loop's scratch buffer, asks
- * the {@link Responder}, writes the reply, and flushes once per read batch. Errors are logged and
- * the socket stays open.
+ * the {@link Responder}, writes the reply, and flushes once per read batch; a reply the send queue
+ * has no room for is dropped and counted ({@link UdpQueues}). Errors are logged and the socket
+ * stays open.
  */
 @Sharable
 final class UdpQueryHandler extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(UdpQueryHandler.class);
 
   private final Responder responder;
+  private final UdpQueues queues;
 
-  UdpQueryHandler(Responder responder) {
+  UdpQueryHandler(Responder responder, UdpQueues queues) {
     this.responder = responder;
+    this.queues = queues;
   }
 
   @Override
@@ -38,7 +41,11 @@ final class UdpQueryHandler extends ChannelInboundHandlerAdapter {
       byte[] in = Scratch.get(len);
       content.getBytes(content.readerIndex(), in, 0, len);
       byte[] out = responder.respond(in, len, packet.sender().getAddress(), Transport.UDP);
-      if (out != null) {
+      if (out != null && !ctx.channel().isWritable()) {
+        // The kernel refused earlier replies and they wait past the high-water mark: queueing
+        // more would grow memory without bound, and a late answer is worth no more than none.
+        queues.sendDropped();
+      } else if (out != null) {
         // A pooled direct buffer goes to the socket as is; a heap buffer would be copied into
         // one on the write path anyway.
         ByteBuf reply = ctx.alloc().directBuffer(out.length).writeBytes(out);

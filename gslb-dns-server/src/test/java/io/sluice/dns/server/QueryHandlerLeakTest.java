@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
@@ -63,7 +64,7 @@ class QueryHandlerLeakTest {
 
   @Test
   void udpHandlerReleasesQueriesAndAnswers() throws Exception {
-    EmbeddedChannel ch = new EmbeddedChannel(new UdpQueryHandler(responder));
+    EmbeddedChannel ch = new EmbeddedChannel(new UdpQueryHandler(responder, new UdpQueues()));
     ByteBuf in = Unpooled.wrappedBuffer(query("www.example.test."));
     ch.writeInbound(new DatagramPacket(in, SERVER, CLIENT));
     assertEquals(0, in.refCnt(), "query released");
@@ -78,6 +79,32 @@ class QueryHandlerLeakTest {
     ch.writeInbound(new DatagramPacket(garbage, SERVER, CLIENT));
     assertEquals(0, garbage.refCnt(), "dropped query released");
     assertNull(ch.readOutbound());
+    assertFalse(ch.finishAndReleaseAll());
+  }
+
+  @Test
+  void udpReplyIsDroppedAndCountedWhileTheSendQueueIsFull() throws Exception {
+    UdpQueues queues = new UdpQueues();
+    EmbeddedChannel ch = new EmbeddedChannel(new UdpQueryHandler(responder, queues));
+    ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(8, 16));
+    // Replies the kernel has not taken yet, past the high-water mark.
+    ByteBuf waiting = Unpooled.wrappedBuffer(new byte[64]);
+    ch.write(new DatagramPacket(waiting, CLIENT));
+    assertFalse(ch.isWritable());
+    ch.writeInbound(
+        new DatagramPacket(Unpooled.wrappedBuffer(query("www.example.test.")), SERVER, CLIENT));
+    assertEquals(1, queues.sendQueueDrops());
+    DatagramPacket flushed = ch.readOutbound();
+    assertEquals(64, flushed.content().readableBytes(), "only the reply queued before");
+    assertTrue(flushed.release());
+    assertNull(ch.readOutbound(), "the new reply was dropped, not queued");
+    // Once the queue drained, replies go out again.
+    assertTrue(ch.isWritable());
+    ch.writeInbound(
+        new DatagramPacket(Unpooled.wrappedBuffer(query("www.example.test.")), SERVER, CLIENT));
+    DatagramPacket reply = ch.readOutbound();
+    assertTrue(reply.release());
+    assertEquals(1, queues.sendQueueDrops());
     assertFalse(ch.finishAndReleaseAll());
   }
 
