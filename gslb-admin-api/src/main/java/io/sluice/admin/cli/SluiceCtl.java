@@ -38,7 +38,8 @@ import picocli.CommandLine.ScopeType;
       ConfigCommand.class,
       VerifyCommand.class,
       ClusterCommand.class,
-      HashTokenCommand.class
+      HashTokenCommand.class,
+      RotateCookieSecretCommand.class
     },
     footer = {
       "",

@@ -26,6 +26,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.sluice.admin.auth.FailedAuthLimiter;
+import io.sluice.admin.auth.Role;
 import io.sluice.admin.auth.TokenAuthenticator;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.core.config.AdminConfig;
@@ -38,6 +39,8 @@ import io.sluice.core.control.ControlPlane;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.spi.ClusterMembers;
+import io.sluice.core.spi.CookieRotation;
+import io.sluice.core.spi.CookieSecretExchange;
 import io.sluice.core.spi.DecisionExplainer;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
@@ -208,6 +211,49 @@ public final class AdminServer implements AutoCloseable {
   public AdminServer withCluster(ClusterMembers members) {
     this.cluster = members;
     return this;
+  }
+
+  /**
+   * Adds {@code POST /api/v1/dns/cookies/rotate} (admin role), which rotates the DNS cookie secret
+   * of the whole cluster through {@code rotation}; on a single node ({@code null}) it answers 409,
+   * since a single node's secret is a file rotated with a reload. Call before {@link #start()}.
+   */
+  public synchronized AdminServer withCookieRotation(CookieRotation rotation) {
+    if (channel != null) {
+      throw new IllegalStateException("routes are added before start()");
+    }
+    router.add(
+        "POST",
+        API_PREFIX + "/dns/cookies/rotate",
+        Role.ADMIN,
+        req -> {
+          bodies.read(req.body(), CommandRoutes.ChangeBody.class);
+          return rotateCookies(rotation);
+        });
+    return this;
+  }
+
+  private static ApiResponse rotateCookies(CookieRotation rotation) {
+    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    if (rotation == null) {
+      m.put("error", "not_clustered");
+      m.put(
+          "message",
+          "a single node's cookie secret is its dns.cookies.secretFile: rotate it with"
+              + " previousSecretFile and a reload (docs/dns.md)");
+      return ApiResponse.json(409, m);
+    }
+    try {
+      CookieSecretExchange.Secrets s = rotation.rotate();
+      m.put("rotated", true);
+      m.put("fingerprint", s.fingerprint());
+      m.put("previousAccepted", s.previous() != null);
+      return ApiResponse.ok(m);
+    } catch (java.io.IOException e) {
+      m.put("error", "cluster_unavailable");
+      m.put("message", "the secret was not rotated: " + e.getMessage());
+      return ApiResponse.json(503, m);
+    }
   }
 
   /**

@@ -206,7 +206,7 @@ public final class Responder {
   private void cookie(
       ResponderSettings settings, Query q, byte[] in, byte[] ip, Transport transport) {
     long now = ticker.currentTimeMillis() / 1000;
-    ServerCookies cookies = settings.cookies();
+    ServerCookies cookies = settings.cookies().cookies();
     int check = cookies.check(in, q.cookieAt, q.cookieLength, ip, now);
     q.cookieValid = check != ServerCookies.INVALID;
     q.cookie =

@@ -47,10 +47,20 @@ public final class ServedZones {
 
   /** The DNS module's share of building a configuration: compile the zones and encode them. */
   public static ConfigCompiler compiler() {
+    return compiler(null);
+  }
+
+  /**
+   * As {@link #compiler()} on a cluster node, whose cookie secrets are {@code sharedCookies} (see
+   * {@link ResponderSettings#of(io.sluice.core.config.SluiceConfig, String, CookieKeyring)}).
+   */
+  public static ConfigCompiler compiler(CookieKeyring sharedCookies) {
     return (config, source, running, out) ->
         out.put(
             ServedZones.class,
-            build(ZoneCompiler.compile(config, source), ResponderSettings.of(config, source)));
+            build(
+                ZoneCompiler.compile(config, source),
+                ResponderSettings.of(config, source, sharedCookies)));
   }
 
   /** The zone data. */
