@@ -89,6 +89,7 @@ public final class AdminServer implements AutoCloseable {
   private final AdminHandler handler;
   private volatile boolean ready;
   private volatile ClusterMembers cluster = ClusterMembers.NONE;
+  private volatile CookieRotation cookieRotation;
   private EventLoopGroup loop;
   private final ThreadPoolExecutor reads;
   private final ThreadPoolExecutor commands;
@@ -126,6 +127,14 @@ public final class AdminServer implements AutoCloseable {
     new ReadRoutes(store, control, explainer).register(router);
     new CommandRoutes(store, control, bodies).register(router);
     new ClusterRoutes(() -> cluster, ticker).register(router);
+    router.add(
+        "POST",
+        API_PREFIX + "/dns/cookies/rotate",
+        Role.ADMIN,
+        req -> {
+          bodies.read(req.body(), CommandRoutes.ChangeBody.class);
+          return rotateCookies(cookieRotation);
+        });
     new SystemRoutes(
             store, reloader, probeSink, metrics, bodies, () -> ready, control::storeProblem)
         .register(router, config.metricsPublic());
@@ -214,22 +223,12 @@ public final class AdminServer implements AutoCloseable {
   }
 
   /**
-   * Adds {@code POST /api/v1/dns/cookies/rotate} (admin role), which rotates the DNS cookie secret
-   * of the whole cluster through {@code rotation}; on a single node ({@code null}) it answers 409,
-   * since a single node's secret is a file rotated with a reload. Call before {@link #start()}.
+   * Lets {@code POST /api/v1/dns/cookies/rotate} (admin role) rotate the DNS cookie secret of the
+   * whole cluster through {@code rotation}; without it (a single node, whose secret is a file
+   * rotated with a reload) the route answers 409.
    */
-  public synchronized AdminServer withCookieRotation(CookieRotation rotation) {
-    if (channel != null) {
-      throw new IllegalStateException("routes are added before start()");
-    }
-    router.add(
-        "POST",
-        API_PREFIX + "/dns/cookies/rotate",
-        Role.ADMIN,
-        req -> {
-          bodies.read(req.body(), CommandRoutes.ChangeBody.class);
-          return rotateCookies(rotation);
-        });
+  public AdminServer withCookieRotation(CookieRotation rotation) {
+    this.cookieRotation = rotation;
     return this;
   }
 
