@@ -111,11 +111,9 @@ public final class EtcdCookieSecrets implements CookieSecretExchange {
                   .commit(),
               "rotate the cookie secret");
       if (t.isSucceeded()) {
+        // Every node hears of it through its watch, this one too: changes reach a node in the
+        // order etcd made them, so two rotations at once never leave it on the older one.
         LOG.info("cookie secret rotated for the cluster to {}", next.fingerprint());
-        Consumer<Secrets> l = listener;
-        if (l != null) {
-          l.accept(next); // the watch tells the other nodes, and this one again
-        }
         return next;
       }
       // Another node rotated between the read and the write: rotate what it wrote.

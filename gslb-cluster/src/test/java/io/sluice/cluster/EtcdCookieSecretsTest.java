@@ -58,7 +58,7 @@ class EtcdCookieSecretsTest {
         Secrets rotated = b.rotate(secret(3));
         assertEquals(new Secrets(secret(3), secret(1)), rotated);
         waitFor("node A hears B's rotation", () -> rotated.equals(heardA.get()));
-        assertEquals(rotated, heardB.get());
+        waitFor("node B hears its own rotation", () -> rotated.equals(heardB.get()));
 
         etcd.kill(0);
         Thread.sleep(TIMEOUT.toMillis() * 2);
@@ -73,6 +73,7 @@ class EtcdCookieSecretsTest {
         etcd.awaitHealthy();
         Secrets again = a.rotate(secret(5));
         assertEquals(new Secrets(secret(5), secret(3)), again);
+        waitFor("A hears it", () -> again.equals(heardA.get()));
         waitFor("B catches up after the outage", () -> again.equals(heardB.get()));
       }
     }

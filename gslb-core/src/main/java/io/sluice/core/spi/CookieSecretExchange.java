@@ -74,7 +74,8 @@ public interface CookieSecretExchange extends AutoCloseable {
 
   /**
    * Makes {@code fresh} the cluster's current secret and the current one its previous, for every
-   * node; returns the new secrets once the store has them.
+   * node; returns the new secrets once the store has them. The listener of every node, this one
+   * included, hears of them as of any other change.
    *
    * @throws IOException when the cluster's store cannot be reached
    */

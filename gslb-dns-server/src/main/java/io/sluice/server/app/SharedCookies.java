@@ -49,7 +49,7 @@ final class SharedCookies implements CookieRotation, AutoCloseable {
     return s;
   }
 
-  private void apply(Secrets secrets) {
+  private synchronized void apply(Secrets secrets) {
     Secrets before = keyring.secrets();
     if (secrets.equals(before)) {
       return;
@@ -71,9 +71,8 @@ final class SharedCookies implements CookieRotation, AutoCloseable {
 
   @Override
   public Secrets rotate() throws IOException {
-    Secrets s = exchange.rotate(fresh());
-    apply(s);
-    return s;
+    // This node's keyring follows through the exchange's listener, in etcd's order.
+    return exchange.rotate(fresh());
   }
 
   private static byte[] fresh() {
