@@ -3,6 +3,7 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.admin.auth.TokenAuthenticator;
 import io.sluice.admin.cli.CtlMain;
 import io.sluice.cluster.testing.EtcdCluster;
 import java.io.IOException;
@@ -34,6 +35,7 @@ import org.xbill.DNS.Type;
  */
 class ClusterCookiesTest {
   private static final byte[] CLIENT = {1, 2, 3, 4, 5, 6, 7, 8};
+  private static final String TOKEN = "cookie-test-admin-token";
 
   @TempDir Path dir;
 
@@ -45,12 +47,20 @@ class ClusterCookiesTest {
                 .replace(
                     "dns: { listen: [127.0.0.1], port: 0, threads: 1 }",
                     "dns: { listen: [127.0.0.1], port: 0, threads: 1, cookies: { require: true } }")
+                // One token for both nodes: the configuration they run is the cluster's, so a
+                // node's own local token is not the one the other node bootstrapped with.
+                .replace(
+                    "admin: { listen: 127.0.0.1, port: 0 }",
+                    "admin: { listen: 127.0.0.1, port: 0, tokens: [ { name: ada, role: admin,"
+                        + " sha256: "
+                        + TokenAuthenticator.hash(TOKEN)
+                        + " } ] }")
             + "cluster:\n  node: "
             + node
             + "\n  etcd: { endpoints: ["
             + String.join(", ", etcd.endpoints())
             + "], timeout: 1s }\n";
-    return LiveNode.start(home, yaml);
+    return LiveNode.start(home, yaml, TOKEN);
   }
 
   private static Message ask(LiveNode n, CookieOption cookie) throws IOException {
