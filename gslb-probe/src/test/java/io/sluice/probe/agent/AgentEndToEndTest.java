@@ -159,7 +159,11 @@ class AgentEndToEndTest {
               Duration.ofSeconds(10),
               () -> store.current().health().verdict("p1/a") == Verdict.UP);
           assertTrue(detectMillis < 10_000, "detection took " + detectMillis + " ms");
-          assertTrue(accepted.get() > 10, "reports accepted: " + accepted.get());
+          // Both honest agents are being heard (how many reports that took depends on the
+          // machine's pace, so no count is asserted beyond one each).
+          assertEquals(202, b.lastStatus());
+          assertEquals(202, c.lastStatus());
+          assertTrue(accepted.get() >= 2, "reports accepted: " + accepted.get());
         } finally {
           route.stop(0);
         }
