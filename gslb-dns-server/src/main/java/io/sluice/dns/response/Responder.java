@@ -511,10 +511,15 @@ public final class Responder {
   private byte[] serviceNodata(
       Snapshot snapshot, ServedZones s, Query q, byte[] in, int limit, StaticAnswers.Node node) {
     Zone zone = node.zone();
-    long ttl =
-        snapshot == null
-            ? planner.servedTtl(node.service())
-            : planner.servedTtl(snapshot, node.service());
+    long ttl;
+    try {
+      ttl =
+          snapshot == null
+              ? planner.servedTtl(node.service())
+              : planner.servedTtl(snapshot, node.service());
+    } catch (RuntimeException e) {
+      ttl = -1; // a failing planner leaves the zone's own negative TTL, as for an unknown one
+    }
     int payload = s.settings.udpPayloadSize();
     if (ttl < 0 || ttl >= zone.negativeSoa().getTTL()) {
       return WireSplicer.splice(node.nodata().wire, q, in, limit, payload, 0, 0);
