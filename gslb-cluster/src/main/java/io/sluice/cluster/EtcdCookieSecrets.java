@@ -241,7 +241,11 @@ public final class EtcdCookieSecrets implements CookieSecretExchange {
     try {
       return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
-      throw new IOException("cannot " + what + " on etcd: " + e.getMessage(), e);
+      String why =
+          e instanceof TimeoutException
+              ? "no answer within " + timeout.toMillis() + " ms"
+              : String.valueOf(e.getCause());
+      throw new IOException("cannot " + what + " on etcd: " + why, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while trying to " + what, e);
