@@ -126,12 +126,12 @@ class ServiceAnswerTest {
     assertEquals(Rcode.NOERROR, ask(Type.A, null).getRcode());
     next.set(null);
     // The scripted planner throws when it has no decision, as a buggy planner would: an answer
-    // it gave in this snapshot version is served again (the first one kept; other tests of this
-    // class may have given it), never SERVFAIL. SERVFAIL is only for a service that never
-    // answered, which OverloadTest covers.
+    // it gave in this snapshot version is served again (the first one kept: other tests of this
+    // class may have given it, an address or a CNAME), never SERVFAIL. SERVFAIL is only for a
+    // service that never answered, which OverloadTest covers.
     Message m = ask(Type.A, null);
     assertEquals(Rcode.NOERROR, m.getRcode());
-    assertEquals(Type.A, m.getSection(Section.ANSWER).get(0).getType());
+    assertFalse(m.getSection(Section.ANSWER).isEmpty(), m.toString());
   }
 
   @Test
