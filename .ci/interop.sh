@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Interoperability check: starts Sluice through ./sluice on a free loopback port with a test
 # config, queries it with dig and kdig (UDP, TCP, EDNS, NSID, EDE, cookies, truncation, NXDOMAIN, REFUSED,
+# DNS over HTTPS with kdig +https and curl, HTTPDNS with curl,
 # referral, wildcard, CNAME, ECS, additional-section data of NS, MX and SRV answers, minimal ANY),
 # then resolves through unbound configured with Sluice as a stub zone.
 # Also checks that Knot (when knotd is installed) and Sluice accept each other's DNS cookies.
-# Exits non-zero, naming every wrong answer, on failure. Needs: dig, kdig, unbound, ss, java, mvn.
+# Exits non-zero, naming every wrong answer, on failure. Needs: dig, kdig, unbound, ss, curl, java, mvn.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$(mktemp -d)"
@@ -25,7 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for tool in dig kdig unbound ss java; do
+for tool in dig kdig unbound ss curl java; do
   command -v "$tool" >/dev/null || { echo "interop: $tool is not installed" >&2; exit 2; }
 done
 
@@ -82,12 +83,14 @@ for i in $(seq 1 40); do
   big_txt+="'\"record number $i of a large TXT RRset, padded to length\"', "
 done
 
+https_port=$(free_port) || exit 1
 cat >"$work/sluice.yaml" <<YAML
 dns:
   listen: [127.0.0.1]
   threads: 2
   nsid: "interop-node"
   cookies: { enabled: true }
+  https: { listen: [127.0.0.1], port: $https_port }
 pools:
   east: { endpoints: [ { name: e1, address: 198.51.100.1 } ] }
 zones:
@@ -177,6 +180,17 @@ expect "kdig cookie: server cookie"      'COOKIE: [0-9A-Fa-f]{48}'        "${k[@
 expect "kdig MX: additional data"        '^mail\.example\.test\.[[:space:]].*A[[:space:]]+192\.0\.2\.25' "${k[@]}" example.test MX
 expect "kdig SRV: additional data"       '^sip\.example\.test\.[[:space:]].*AAAA[[:space:]]+2001:db8::60' "${k[@]}" _sip._tcp.example.test SRV
 expect "kdig wildcard"                   '192\.0\.2\.90'                  "${k[@]}" x.apps.example.test A
+
+# DNS over HTTPS and HTTPDNS, verifying the certificate Sluice generated in its state directory.
+cert="$work/var/state/https.crt"
+h=(kdig +time=2 +retry=0 @127.0.0.1 -p "$https_port" +tls-ca="$cert" +tls-hostname=localhost)
+expect "kdig DoH POST (HTTP/2)"          'HTTP/2-POST.*status: 200'       "${h[@]}" +https www.example.test A
+expect "kdig DoH GET"                    'HTTP/2-GET.*status: 200'        "${h[@]}" +https-get www.example.test A
+expect "kdig DoH answer"                 '192\.0\.2\.80'                  "${h[@]}" +https www.example.test A
+expect "kdig DoH big TXT, not truncated" 'ANSWER: 40;'                    "${h[@]}" +https big.example.test TXT
+doh_query="AAABAAABAAAAAAAAA3d3dwdleGFtcGxlBHRlc3QAAAEAAQ"
+expect "curl DoH GET over HTTP/2"        '^200 2$'                        curl -sS --http2 --cacert "$cert" -o /dev/null -w '%{http_code} %{http_version}' "https://127.0.0.1:$https_port/dns-query?dns=$doh_query"
+expect "curl HTTPDNS"                    '"data":"192\.0\.2\.80"'         curl -sS --cacert "$cert" "https://127.0.0.1:$https_port/resolve?name=www.example.test&type=A"
 
 # Cookies made by Knot and by Sluice with the same secret are valid at the other (RFC 9018):
 # presented a second after they were made, each server sends the other's cookie back unchanged

@@ -6,7 +6,8 @@
 # The admin API listens on an ephemeral loopback port (so a running example on 8053 does not
 # clash) and all state (journal, audit log, verdicts) stays under RUNDIR.
 # Build the jar beforehand (mvn -B -q -DskipTests package): the harness waits only 60 s for the
-# first answer. SLUICE_JAVA_OPTS passes extra JVM options (for example a JFR recording). RRL, when
+# first answer. SLUICE_JAVA_OPTS passes extra JVM options (for example a JFR recording). With
+# DOH_PORT set, DNS over HTTPS listens on 127.0.0.1:DOH_PORT too (bench/doh-bench.sh). RRL, when
 # set, turns response rate limiting on with those settings (e.g. RRL='logOnly: false').
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -69,6 +70,10 @@ zones:
         chain: [healthy, geo, weighted]
         pools: [ { pool: dc1 }, { pool: dc2 }, { pool: dc3 } ]
 YAML
+if [ -n "${DOH_PORT:-}" ]; then
+  # Inserted under dns: (its first key is listen).
+  sed -i "s|^  listen: \[127.0.0.1\]$|&\n  https: { listen: [127.0.0.1], port: $DOH_PORT }|" "$rundir/sluice.yaml"
+fi
 
 if [ -n "${RRL:-}" ]; then
   sed -i "s/^  udpPayloadSize: 1232\$/&\n  rrl: { $RRL }/" "$rundir/sluice.yaml"

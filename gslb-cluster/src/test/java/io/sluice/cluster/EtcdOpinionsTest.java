@@ -24,7 +24,10 @@ import org.junit.jupiter.api.Test;
 
 /** Opinions on a real etcd: keys, JSON, the node's lease, the watch-backed view of another node. */
 class EtcdOpinionsTest {
-  private static final Duration TIMEOUT = Duration.ofSeconds(2);
+  // Generous for a loaded machine: a 2 s request timeout failed there once; the lease expiry the
+  // test waits for is bounded by waitFor's 30 s, not by these.
+  private static final Duration TIMEOUT = Duration.ofSeconds(5);
+  private static final Duration LEASE = Duration.ofSeconds(4);
 
   /** What a node hears, as the probe engine would. */
   static final class Heard implements OpinionExchange.Listener {
@@ -70,8 +73,8 @@ class EtcdOpinionsTest {
         Client clientB =
             EtcdClients.create(EtcdClientsTest.config(etcd.endpoints(), "/sluice/t"))) {
       Client clientA = EtcdClients.create(EtcdClientsTest.config(etcd.endpoints(), "/sluice/t"));
-      NodeLease leaseA = NodeLease.grant(clientA, Duration.ofSeconds(2), TIMEOUT);
-      NodeLease leaseB = NodeLease.grant(clientB, Duration.ofSeconds(2), TIMEOUT);
+      NodeLease leaseA = NodeLease.grant(clientA, LEASE, TIMEOUT);
+      NodeLease leaseB = NodeLease.grant(clientB, LEASE, TIMEOUT);
       Heard heardA = new Heard();
       Heard heardB = new Heard();
       EtcdOpinions a = EtcdOpinions.create(clientA, "node-a", leaseA::id, TIMEOUT, Ticker.SYSTEM);

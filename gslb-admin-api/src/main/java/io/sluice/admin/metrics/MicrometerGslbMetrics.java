@@ -88,6 +88,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Timer> rollbackDuration;
   private final MeterCache<AtomicLong> ttl;
   private final MeterCache<Counter> reloads;
+  private final MeterCache<Counter> httpsRequests;
   private final AtomicLong storeHealthy = new AtomicLong(1);
 
   /** Nearest and cross-region answer counts of one service, with their ratio gauges. */
@@ -254,6 +255,15 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                 Counter.builder("sluice.config.reloads")
                     .description("Configuration reloads, by result (ok, rejected)")
                     .tags("result", l[0])
+                    .register(registry));
+    httpsRequests =
+        new MeterCache<>(
+            3,
+            l ->
+                Counter.builder("sluice.https.requests")
+                    .description(
+                        "Requests on the DoH/HTTPDNS listener, by endpoint, method and HTTP status")
+                    .tags("endpoint", l[0], "method", l[1], "status", l[2])
                     .register(registry));
   }
 
@@ -434,5 +444,11 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   @Override
   public void configReload(boolean ok) {
     reloads.get(ok ? "ok" : "rejected").increment();
+  }
+
+  @Override
+  public void httpsRequest(String endpoint, String method, int status) {
+    // The listener only sends a handful of statuses, so the label set stays small.
+    httpsRequests.get(endpoint, method, Integer.toString(status)).increment();
   }
 }

@@ -47,4 +47,31 @@ public final class Addresses {
     }
     return out;
   }
+
+  /** The address of a literal, or {@link IllegalArgumentException} when {@code s} is none. */
+  public static InetAddress of(String s) {
+    byte[] a = parse(s);
+    if (a == null) {
+      throw new IllegalArgumentException("not an IP address: " + s);
+    }
+    try {
+      return InetAddress.getByAddress(a);
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException("not an IP address: " + s, e);
+    }
+  }
+
+  /** Adds a problem for an empty {@code listen} list and for each entry that is not a literal. */
+  static void validateListen(String path, java.util.List<String> listen, Problems p) {
+    if (listen.isEmpty()) {
+      p.add(Problems.child(path, "listen"), "at least one address is required");
+    }
+    for (int i = 0; i < listen.size(); i++) {
+      if (!isLiteral(listen.get(i))) {
+        p.add(
+            Problems.index(Problems.child(path, "listen"), i),
+            "must be an IPv4 or IPv6 address, was '" + listen.get(i) + "'");
+      }
+    }
+  }
 }

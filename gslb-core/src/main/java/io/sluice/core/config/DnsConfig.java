@@ -19,7 +19,8 @@ public record DnsConfig(
     ChaosConfig chaos,
     String nsid,
     RrlConfig rrl,
-    CookieConfig cookies) {
+    CookieConfig cookies,
+    HttpsConfig https) {
 
   public DnsConfig {
     listen = listen == null ? List.of("127.0.0.1", "::1") : List.copyOf(listen);
@@ -35,11 +36,12 @@ public record DnsConfig(
     chaos = chaos == null ? new ChaosConfig(null, null) : chaos;
     rrl = rrl == null ? RrlConfig.defaults() : rrl;
     cookies = cookies == null ? CookieConfig.defaults() : cookies;
+    https = https == null ? HttpsConfig.defaults() : https;
   }
 
   public static DnsConfig defaults() {
     return new DnsConfig(
-        null, null, null, null, null, null, null, null, null, null, null, null, null);
+        null, null, null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   /** The same settings on another port (a command-line override). */
@@ -57,7 +59,8 @@ public record DnsConfig(
         chaos,
         nsid,
         rrl,
-        cookies);
+        cookies,
+        https);
   }
 
   /** The same settings on other addresses (a command-line override). */
@@ -75,7 +78,8 @@ public record DnsConfig(
         chaos,
         nsid,
         rrl,
-        cookies);
+        cookies,
+        https);
   }
 
   /** The same settings with another number of worker threads. */
@@ -93,20 +97,12 @@ public record DnsConfig(
         chaos,
         nsid,
         rrl,
-        cookies);
+        cookies,
+        https);
   }
 
   void validate(String path, Problems p) {
-    if (listen.isEmpty()) {
-      p.add(Problems.child(path, "listen"), "at least one address is required");
-    }
-    for (int i = 0; i < listen.size(); i++) {
-      if (!Addresses.isLiteral(listen.get(i))) {
-        p.add(
-            Problems.index(Problems.child(path, "listen"), i),
-            "must be an IPv4 or IPv6 address, was '" + listen.get(i) + "'");
-      }
-    }
+    Addresses.validateListen(path, listen, p);
     p.range(Problems.child(path, "port"), port, 0, 65535);
     p.range(Problems.child(path, "threads"), threads, 0, 256);
     p.range(Problems.child(path, "udpPayloadSize"), udpPayloadSize, 512, 65535);
@@ -125,6 +121,7 @@ public record DnsConfig(
     p.range(Problems.child(path, "socketBufferBytes"), socketBufferBytes, 0, 256 * 1024 * 1024);
     rrl.validate(Problems.child(path, "rrl"), p);
     cookies.validate(Problems.child(path, "cookies"), p);
+    https.validate(Problems.child(path, "https"), p);
     if (nsid != null) {
       String problem = nsidProblem(nsid);
       if (problem != null) {

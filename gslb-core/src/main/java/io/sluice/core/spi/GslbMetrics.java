@@ -36,6 +36,13 @@ public interface GslbMetrics {
    */
   default void dnsRateLimited(RateLimitKind kind, RateLimitAction action) {}
 
+  /**
+   * One request on the HTTPS listener answered with HTTP {@code status}: {@code endpoint} is {@code
+   * doh}, {@code httpdns} or {@code other} (another path), {@code method} is {@code GET}, {@code
+   * POST} or {@code other}; both from these fixed sets, never from the client.
+   */
+  default void httpsRequest(String endpoint, String method, int status) {}
+
   /** One service answer naming a pool; {@code nearest} when the pool is in the client's region. */
   default void serviceAnswer(String service, String pool, boolean nearest) {}
 

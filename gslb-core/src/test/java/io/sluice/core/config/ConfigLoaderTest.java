@@ -197,6 +197,47 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void httpsSectionIsOffUnlessWrittenAndEveryProblemOfItIsNamed() throws Exception {
+    assertFalse(parse(ZONE).dns().https().enabled());
+    HttpsConfig https = parse("dns: { https: { port: 8443 } }\n" + ZONE).dns().https();
+    assertTrue(https.enabled());
+    assertTrue(https.generatedCertificate());
+    assertTrue(https.http2());
+    assertTrue(https.httpdns().enabled());
+    assertEquals(20, https.httpdns().requestsPerSecond());
+    String yaml =
+        """
+        dns:
+          https:
+            listen: [localhost]
+            port: 70000
+            certFile: a.pem
+            idleTimeout: 0s
+            httpdns:
+              requestsPerSecond: 0
+              ipv6PrefixLength: 8
+              trustedTokens:
+                - { name: a, sha256: abc }
+                - { name: a, sha256: 0000000000000000000000000000000000000000000000000000000000000000 }
+        """
+            + ZONE;
+    ConfigException e = assertThrows(ConfigException.class, () -> parse(yaml));
+    List<String> paths = e.problems().stream().map(ConfigProblem::path).toList();
+    assertEquals(
+        List.of(
+            "dns.https.listen[0]",
+            "dns.https.port",
+            "dns.https.keyFile",
+            "dns.https.idleTimeout",
+            "dns.https.httpdns.requestsPerSecond",
+            "dns.https.httpdns.ipv6PrefixLength",
+            "dns.https.httpdns.trustedTokens[0].sha256",
+            "dns.https.httpdns.trustedTokens[1].name"),
+        paths,
+        e.getMessage());
+  }
+
+  @Test
   void reportsEveryProblemAtOnce() {
     ConfigException e =
         assertThrows(

@@ -13,15 +13,15 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * slot other threads keep changing is decided on the state last read rather than retried without
  * end.
  */
-final class RateLimiter {
+public final class RateLimiter {
   /** {@link #charge} results: within the limit, over it and dropped, over it and slipped. */
-  static final int PASS = 0;
+  public static final int PASS = 0;
 
-  static final int DROP = 1;
-  static final int SLIP = 2;
+  public static final int DROP = 1;
+  public static final int SLIP = 2;
 
   /** Or-ed into a limited result when this response is the first over the limit in a while. */
-  static final int FIRST = 4;
+  public static final int FIRST = 4;
 
   private static final int CAS_ATTEMPTS = 4;
 
@@ -41,7 +41,7 @@ final class RateLimiter {
   private final long seed;
 
   /** A table of {@code size} slots, a power of two. */
-  RateLimiter(int size) {
+  public RateLimiter(int size) {
     if (Integer.bitCount(size) != 1 || size < 2) {
       throw new IllegalArgumentException("table size must be a power of two, was " + size);
     }
@@ -56,7 +56,7 @@ final class RateLimiter {
   }
 
   /** Mixes {@code value} into hash {@code h} (the finalizer of MurmurHash3, a good avalanche). */
-  static long mix(long h, long value) {
+  public static long mix(long h, long value) {
     long x = h ^ value;
     x ^= x >>> 33;
     x *= 0xff51afd7ed558ccdL;
@@ -67,7 +67,7 @@ final class RateLimiter {
   }
 
   /** The seed a key's hash starts from. */
-  long seed() {
+  public long seed() {
     return seed;
   }
 
@@ -78,7 +78,7 @@ final class RateLimiter {
    * #SLIP} (every {@code slip}-th limited response; never with slip 0), with {@link #FIRST} when
    * the bucket was not in debt before this response.
    */
-  int charge(long key, long second, int rate, int window, int slip) {
+  public int charge(long key, long second, int rate, int window, int slip) {
     int i = (int) key & mask;
     long tag = (key >>> TAG_SHIFT) & TAG_MASK;
     long now = second & TIME_MASK;

@@ -7,6 +7,7 @@ import io.sluice.core.config.ConfigProblem;
 import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.TokenFile;
+import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.CookieSecrets;
 import io.sluice.dns.zone.ZoneCompiler;
 import io.sluice.policy.PolicyPlanner;
@@ -54,6 +55,7 @@ final class ConfigCheck {
       // The start refuses unusable cookie secret files; check says so too, creating none.
       CookieSecrets.check(config, problems);
       AdminServer.checkTls(config, problems);
+      HttpsSettings.check(config, problems);
     }
     List<ConfigProblem> all = merge(merge(known, parsed.problems()), problems.list());
     if (config != null && (compile || !all.isEmpty())) {

@@ -1,6 +1,7 @@
 package io.sluice.server.app;
 
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.DnsConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.spi.AnswerPlanner;
 import io.sluice.core.spi.GslbMetrics;
@@ -8,6 +9,8 @@ import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.dns.https.HttpsServer;
+import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.Responder;
 import io.sluice.dns.response.ResponderSettings;
 import io.sluice.dns.response.ServedZones;
@@ -16,6 +19,7 @@ import io.sluice.dns.zone.ZoneCompiler;
 import java.io.IOException;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One running Sluice node: the snapshot store, the planner, the responder and the DNS listeners,
@@ -28,6 +32,8 @@ public final class SluiceNode implements AutoCloseable {
   private final ConfigPublisher publisher;
   private final Responder responder;
   private final DnsServer server;
+  // The DoH and HTTPDNS listener; null when dns.https is off.
+  private final HttpsServer https;
   private final GslbMetrics metrics;
 
   private SluiceNode(
@@ -35,11 +41,13 @@ public final class SluiceNode implements AutoCloseable {
       ConfigPublisher publisher,
       Responder responder,
       DnsServer server,
+      HttpsServer https,
       GslbMetrics metrics) {
     this.store = store;
     this.publisher = publisher;
     this.responder = responder;
     this.server = server;
+    this.https = https;
     this.metrics = metrics;
   }
 
@@ -67,9 +75,10 @@ public final class SluiceNode implements AutoCloseable {
       GslbMetrics metrics,
       Ticker ticker)
       throws ConfigException, InterruptedException {
-    ConfigPublisher publisher = new ConfigPublisher(List.of(ServedZones.compiler()));
+    ConfigPublisher publisher =
+        new ConfigPublisher(List.of(ServedZones.compiler(), HttpsSettings.compiler()));
     SnapshotStore store = new SnapshotStore(publisher.initial(config, name));
-    return start(store, publisher, null, planners.apply(store), metrics, ticker);
+    return start(store, publisher, null, null, planners.apply(store), metrics, ticker);
   }
 
   /**
@@ -84,15 +93,18 @@ public final class SluiceNode implements AutoCloseable {
       AnswerPlanner planner,
       GslbMetrics metrics)
       throws ConfigException, InterruptedException {
-    ConfigPublisher publisher = new ConfigPublisher(List.of(ServedZones.compiler()));
+    ConfigPublisher publisher =
+        new ConfigPublisher(List.of(ServedZones.compiler(), HttpsSettings.compiler()));
     ServedZones zones =
         ServedZones.build(ZoneCompiler.compile(config, name), ResponderSettings.of(config, name));
-    return start(store, publisher, zones, planner, metrics, Ticker.SYSTEM);
+    HttpsSettings https = HttpsSettings.build(config, name);
+    return start(store, publisher, zones, https, planner, metrics, Ticker.SYSTEM);
   }
 
   /**
    * Binds the DNS listeners for a store whose current snapshot was built by {@code publisher}
-   * (which must include {@link ServedZones#compiler()}); reloads go through the same publisher.
+   * (which must include {@link ServedZones#compiler()}, and {@link HttpsSettings#compiler()} when
+   * {@code dns.https} is on); reloads go through the same publisher.
    */
   public static SluiceNode start(
       SnapshotStore store, ConfigPublisher publisher, AnswerPlanner planner, GslbMetrics metrics)
@@ -101,20 +113,43 @@ public final class SluiceNode implements AutoCloseable {
       throw new IllegalArgumentException("the store's snapshot was not built with the zones");
     }
     // No fallback: every snapshot carries its zones, and the first ones must not stay reachable.
-    return start(store, publisher, null, planner, metrics, Ticker.SYSTEM);
+    return start(store, publisher, null, null, planner, metrics, Ticker.SYSTEM);
   }
 
   private static SluiceNode start(
       SnapshotStore store,
       ConfigPublisher publisher,
       ServedZones zones,
+      HttpsSettings httpsFallback,
       AnswerPlanner planner,
       GslbMetrics metrics,
       Ticker ticker)
       throws InterruptedException {
     Responder responder = new Responder(store, zones, planner, metrics, ticker);
-    DnsServer server = DnsServer.start(store.current().config().dns(), responder, metrics);
-    return new SluiceNode(store, publisher, responder, server, metrics);
+    DnsConfig dns = store.current().config().dns();
+    DnsServer server = DnsServer.start(dns, responder, metrics);
+    HttpsServer https = null;
+    if (dns.https().enabled()) {
+      // Each connection and request reads the settings (TLS context, HTTPDNS limits and tokens)
+      // of the snapshot being served, so a reload applies them without a restart.
+      Supplier<HttpsSettings> settings =
+          () -> {
+            HttpsSettings s = store.current().artifacts().get(HttpsSettings.class);
+            return s != null ? s : httpsFallback;
+          };
+      if (settings.get() == null) {
+        server.close();
+        throw new IllegalArgumentException("the store's snapshot was not built with HTTPS");
+      }
+      int threads = dns.threads() == 0 ? Runtime.getRuntime().availableProcessors() : dns.threads();
+      try {
+        https = HttpsServer.start(dns.https(), threads, responder, settings, metrics, ticker);
+      } catch (InterruptedException | RuntimeException e) {
+        server.close();
+        throw e;
+      }
+    }
+    return new SluiceNode(store, publisher, responder, server, https, metrics);
   }
 
   /**
@@ -172,6 +207,11 @@ public final class SluiceNode implements AutoCloseable {
     return server;
   }
 
+  /** The DoH and HTTPDNS port, or -1 when {@code dns.https} is off. */
+  public int httpsPort() {
+    return https == null ? -1 : https.port();
+  }
+
   /** The DNS port (UDP and TCP). */
   public int port() {
     return server.port();
@@ -179,6 +219,9 @@ public final class SluiceNode implements AutoCloseable {
 
   @Override
   public void close() {
+    if (https != null) {
+      https.close();
+    }
     server.close();
   }
 }

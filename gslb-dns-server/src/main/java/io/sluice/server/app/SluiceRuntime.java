@@ -29,6 +29,7 @@ import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
 import io.sluice.dns.client.DnsjavaVerifier;
+import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.CookieKeyring;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.policy.PolicyPlanner;
@@ -126,6 +127,7 @@ public final class SluiceRuntime implements AutoCloseable {
     // node's life, which its configuration's secret files only seed.
     CookieKeyring sharedCookies = config.clustered() ? new CookieKeyring() : null;
     compilers.add(ServedZones.compiler(sharedCookies));
+    compilers.add(HttpsSettings.compiler());
     compilers.add(PolicyPlanner.compiler());
     compilers.addAll(extra);
     ConfigPublisher publisher = new ConfigPublisher(compilers);

@@ -130,6 +130,50 @@ class CheckAgreesWithStartTest {
   }
 
   @Test
+  void anUnusableDohCertificateIsFoundByCheckAndStopsStartBeforeAnySocket() throws Exception {
+    Files.writeString(dir.resolve("doh.crt"), "-----BEGIN CERTIFICATE-----\nnope\n");
+    Files.writeString(dir.resolve("doh.key"), "-----BEGIN PRIVATE KEY-----\nnope\n");
+    Path file = dir.resolve("sluice.yaml");
+    String zone =
+        """
+        admin: { port: 0 }
+        stateDir: state
+        zones:
+          - origin: example.test.
+            soa: { mname: ns1.example.test., rname: h.example.test. }
+            ns: [ns1.example.test.]
+        """;
+    Files.writeString(
+        file,
+        "dns: { listen: [127.0.0.1], port: 0, https: { port: 0, certFile: doh.crt, keyFile:"
+            + " missing.key } }\n"
+            + zone);
+    bothRefuse(file, file + ": dns.https.keyFile: cannot read " + dir.resolve("missing.key"));
+    Files.writeString(
+        file,
+        "dns: { listen: [127.0.0.1], port: 0, https: { port: 0, certFile: doh.crt, keyFile:"
+            + " doh.key } }\n"
+            + zone);
+    bothRefuse(file, file + ": dns.https: cannot use certFile " + dir.resolve("doh.crt"));
+    assertFalse(Files.exists(dir.resolve("state")), "start opened nothing");
+    // Without certFile/keyFile check passes and generates nothing; the start generates it.
+    Files.writeString(file, "dns: { listen: [127.0.0.1], port: 0, https: { port: 0 } }\n" + zone);
+    Outcome ok = main("check", "--config", file.toString());
+    assertEquals(0, ok.status(), ok.err());
+    assertFalse(Files.exists(dir.resolve("state/https.crt")));
+  }
+
+  /** {@code sluice check} and the start both refuse {@code file}, saying {@code expected}. */
+  private void bothRefuse(Path file, String expected) {
+    for (String command : new String[] {"check", "run"}) {
+      Outcome o = main(command, "--config", file.toString());
+      assertEquals(Main.INVALID_CONFIG, o.status(), command + ": " + o.err());
+      assertTrue(o.err().contains(expected), command + ": " + o.err());
+      assertFalse(o.err().contains("\tat "), "no stack trace: " + o.err());
+    }
+  }
+
+  @Test
   void aLocalTokenFileTheStartRefusesFailsCheckToo() throws Exception {
     Path state = Files.createDirectories(dir.resolve("state"));
     Path token = state.resolve("admin.token");

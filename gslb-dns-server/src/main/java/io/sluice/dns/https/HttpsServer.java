@@ -1,0 +1,253 @@
+package io.sluice.dns.https;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.sluice.core.config.Addresses;
+import io.sluice.core.config.HttpsConfig;
+import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.Ticker;
+import io.sluice.dns.response.Responder;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The DNS over HTTPS and HTTPDNS listener: TLS on every configured address and one port, HTTP/2 or
+ * HTTP/1.1 as ALPN negotiates, every request answered on its connection's event loop by {@link
+ * HttpsAnswers}. A new connection gets the TLS context of the configuration being served, so a
+ * reload that renews the certificate applies to the next connection.
+ */
+public final class HttpsServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(HttpsServer.class);
+
+  /** Streams a client may have open at once on one HTTP/2 connection. */
+  private static final int MAX_CONCURRENT_STREAMS = 100;
+
+  /** Longest request line or header of HTTP/1.1: a GET of the largest DNS message in base64url. */
+  private static final int MAX_INITIAL_LINE = 4 * HttpsAnswers.MAX_MESSAGE / 3 + 1024;
+
+  private final EventLoopGroup group;
+  private final List<Channel> channels;
+  private final int port;
+
+  private HttpsServer(EventLoopGroup group, List<Channel> channels, int port) {
+    this.group = group;
+    this.channels = channels;
+    this.port = port;
+  }
+
+  /**
+   * Binds every listener of {@code config} on {@code threads} event loops, answering through {@code
+   * responder} with the settings {@code settings} returns for each new connection and request;
+   * {@code ticker} times the HTTPDNS rate limits.
+   */
+  public static HttpsServer start(
+      HttpsConfig config,
+      int threads,
+      Responder responder,
+      Supplier<HttpsSettings> settings,
+      GslbMetrics metrics,
+      Ticker ticker)
+      throws InterruptedException {
+    boolean epoll = Epoll.isAvailable();
+    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    EventLoopGroup group =
+        new MultiThreadIoEventLoopGroup(
+            threads, new DefaultThreadFactory("sluice-https", true), io);
+    HttpsAnswers answers =
+        new HttpsAnswers(responder, settings, new ClientRateLimit(ticker), metrics);
+    long idleNanos = config.idleTimeout().toNanos();
+    ConnectionCap cap = new ConnectionCap(config.maxConnections());
+    ChannelInitializer<Channel> init =
+        new ChannelInitializer<>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            ChannelPipeline p = ch.pipeline();
+            p.addLast(cap);
+            p.addLast(new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS));
+            p.addLast(IdleCloser.INSTANCE);
+            p.addLast(settings.get().ssl.newHandler(ch.alloc()));
+            p.addLast(new Negotiation(answers));
+          }
+        };
+    List<Channel> channels = new ArrayList<>();
+    try {
+      int port = config.port();
+      for (String listen : config.listen()) {
+        Channel ch =
+            new ServerBootstrap()
+                .group(group)
+                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(init)
+                .bind(Addresses.of(listen), port)
+                .sync()
+                .channel();
+        // With port 0 the first listener picks a free port and the others take the same.
+        port = ((InetSocketAddress) ch.localAddress()).getPort();
+        channels.add(ch);
+        log.info(
+            "DNS over HTTPS and HTTPDNS on https://{}:{}",
+            listen.contains(":") ? "[" + listen + "]" : listen,
+            port);
+      }
+      return new HttpsServer(group, List.copyOf(channels), port);
+    } catch (Exception e) {
+      // Includes a bind's BindException, which Netty rethrows unchecked.
+      closeAll(group, channels);
+      throw e;
+    }
+  }
+
+  /** The port every listener is bound to. */
+  public int port() {
+    return port;
+  }
+
+  @Override
+  public void close() {
+    closeAll(group, channels);
+  }
+
+  private static void closeAll(EventLoopGroup group, List<Channel> channels) {
+    for (Channel c : channels) {
+      c.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    }
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Closes a new connection at once while {@code dns.https.maxConnections} are open, before its TLS
+   * handshake costs anything, so a flood of connections cannot exhaust file descriptors. Counted
+   * with one atomic: admitting a connection takes no lock.
+   */
+  @Sharable
+  private static final class ConnectionCap extends ChannelInboundHandlerAdapter {
+    private final int max;
+    private final AtomicInteger open = new AtomicInteger();
+    // At most one log line a minute about refused connections.
+    private final AtomicLong nextLog = new AtomicLong(System.nanoTime());
+
+    ConnectionCap(int max) {
+      this.max = max;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+      if (open.incrementAndGet() > max) {
+        open.decrementAndGet();
+        long now = System.nanoTime();
+        long next = nextLog.get();
+        if (now - next >= 0 && nextLog.compareAndSet(next, now + TimeUnit.MINUTES.toNanos(1))) {
+          log.warn(
+              "{} HTTPS connections are open (dns.https.maxConnections): closing new ones", max);
+        }
+        ctx.pipeline().remove(this);
+        ctx.close();
+        return;
+      }
+      ctx.channel().closeFuture().addListener(f -> open.decrementAndGet());
+      super.channelActive(ctx);
+    }
+  }
+
+  /** Closes a connection that carried nothing for the configured idle timeout. */
+  @Sharable
+  private static final class IdleCloser extends ChannelInboundHandlerAdapter {
+    static final IdleCloser INSTANCE = new IdleCloser();
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+      if (evt instanceof IdleStateEvent) {
+        ctx.close();
+      } else {
+        super.userEventTriggered(ctx, evt);
+      }
+    }
+  }
+
+  /** Sets up HTTP/2 or HTTP/1.1 once TLS has negotiated the protocol (HTTP/1.1 without ALPN). */
+  private static final class Negotiation extends ApplicationProtocolNegotiationHandler {
+    private final HttpsAnswers answers;
+
+    Negotiation(HttpsAnswers answers) {
+      super(ApplicationProtocolNames.HTTP_1_1);
+      this.answers = answers;
+    }
+
+    @Override
+    protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
+      ChannelPipeline p = ctx.pipeline();
+      if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
+        p.addLast(
+            Http2FrameCodecBuilder.forServer()
+                .initialSettings(
+                    Http2Settings.defaultSettings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS))
+                .build(),
+            new Http2Handler(answers));
+      } else if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
+        p.addLast(
+            new HttpServerCodec(MAX_INITIAL_LINE, 8192, 8192),
+            new Aggregator(answers),
+            new Http1Handler(answers));
+      } else {
+        throw new IllegalStateException("unexpected application protocol " + protocol);
+      }
+    }
+  }
+
+  /**
+   * Collects an HTTP/1.1 request whole, up to the largest DNS message; a larger body gets 413
+   * (counted like every other answer).
+   */
+  private static final class Aggregator extends HttpObjectAggregator {
+    private final HttpsAnswers answers;
+
+    Aggregator(HttpsAnswers answers) {
+      super(HttpsAnswers.MAX_MESSAGE);
+      this.answers = answers;
+    }
+
+    @Override
+    protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized)
+        throws Exception {
+      if (oversized instanceof HttpRequest req) {
+        answers.count(HttpsAnswers.path(req.uri()), req.method(), 413);
+      }
+      super.handleOversizedMessage(ctx, oversized);
+    }
+  }
+}
