@@ -1,7 +1,6 @@
 package io.sluice.admin.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -33,7 +32,6 @@ import javax.net.ssl.TrustManagerFactory;
  * about 250 classes and the parsed trust store on the path of every {@code rollback}.
  */
 final class ApiClient {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final int CONNECT_TIMEOUT_MILLIS = 5_000;
   private static final int READ_TIMEOUT_MILLIS = 30_000;
 
@@ -165,7 +163,7 @@ final class ApiClient {
 
   private static byte[] encodeBody(Map<String, ?> body) {
     try {
-      return JSON.writeValueAsBytes(body);
+      return Json.write(body);
     } catch (IOException e) {
       throw new CtlException(CtlMain.FAILED, "cannot encode request: " + e.getMessage());
     }
@@ -183,9 +181,9 @@ final class ApiClient {
   /** The JSON body of an error answer, when the caller wants its details (reload problems). */
   static JsonNode parse(String body) {
     try {
-      return body == null || body.isEmpty() ? JSON.createObjectNode() : JSON.readTree(body);
+      return body == null || body.isEmpty() ? Json.object() : Json.read(body);
     } catch (IOException e) {
-      return JSON.createObjectNode().put("message", body);
+      return Json.object().put("message", body);
     }
   }
 

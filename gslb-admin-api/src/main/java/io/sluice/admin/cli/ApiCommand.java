@@ -14,8 +14,11 @@ import picocli.CommandLine.Spec;
 
 /** What every subcommand shares: the root's settings, the API client, output and prompts. */
 abstract class ApiCommand implements Callable<Integer> {
-  private static final ObjectMapper PRETTY =
-      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  /** In a holder: only {@code --json} output needs it, and a mapper takes a while to set up. */
+  private static final class Pretty {
+    static final ObjectMapper MAPPER =
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  }
 
   @Spec CommandSpec spec;
 
@@ -37,7 +40,7 @@ abstract class ApiCommand implements Callable<Integer> {
 
   void printJson(JsonNode node) {
     try {
-      out().println(PRETTY.writeValueAsString(node));
+      out().println(Pretty.MAPPER.writeValueAsString(node));
     } catch (JsonProcessingException e) {
       throw new CtlException(CtlMain.FAILED, "cannot print JSON: " + e.getMessage());
     }

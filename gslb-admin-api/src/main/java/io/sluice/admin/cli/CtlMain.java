@@ -1,6 +1,8 @@
 package io.sluice.admin.cli;
 
 import java.io.PrintWriter;
+import java.util.List;
+import java.util.Set;
 import picocli.CommandLine;
 
 /**
@@ -14,7 +16,103 @@ public final class CtlMain {
   public static final int USAGE = 2;
   public static final int REFUSED = 3;
 
+  /**
+   * Every top-level command, in the order help lists them. Picocli reads a command's annotations by
+   * reflection when it is added, about a quarter of a second for all of them on a cold JVM, so a
+   * run adds only the command it names (every one for help, a typo or no command): a rollback is
+   * typed when things go wrong.
+   */
+  private static final List<String> COMMANDS =
+      List.of(
+          "status",
+          "weights",
+          "move",
+          "rollback",
+          "freeze",
+          "unfreeze",
+          "confirm",
+          "reject",
+          "drill",
+          "drain",
+          "undrain",
+          "load",
+          "audit",
+          "switches",
+          "explain",
+          "reload",
+          "config",
+          "verify",
+          "cluster",
+          "hash-token",
+          "rotate-cookie-secret");
+
+  /** Options that, before any command, are the root's own: its help lists every command. */
+  private static final Set<String> ROOT_ONLY = Set.of("-h", "--help", "-V", "--version");
+
   private CtlMain() {}
+
+  /** The whole command tree, every command added: for help and for tests that walk it. */
+  static CommandLine commandLine(SluiceCtl root) {
+    return commandLine(root, null);
+  }
+
+  /** The command tree with only {@code only} added, or every command when it is null. */
+  private static CommandLine commandLine(SluiceCtl root, String only) {
+    CommandLine cl = new CommandLine(root);
+    for (String name : COMMANDS) {
+      if (only == null || only.equals(name)) {
+        cl.addSubcommand(name, make(name));
+      }
+    }
+    return cl;
+  }
+
+  /** A switch rather than a table of constructor references, which would load every class. */
+  private static Object make(String name) {
+    return switch (name) {
+      case "status" -> new StatusCommand();
+      case "weights" -> new WeightsCommand();
+      case "move" -> new MoveCommand();
+      case "rollback" -> new RollbackCommand();
+      case "freeze" -> new FreezeCommand();
+      case "unfreeze" -> new UnfreezeCommand();
+      case "confirm" -> new ConfirmCommand();
+      case "reject" -> new RejectCommand();
+      case "drill" -> new DrillCommand();
+      case "drain" -> new DrainCommand();
+      case "undrain" -> new UndrainCommand();
+      case "load" -> new LoadCommand();
+      case "audit" -> new AuditCommand();
+      case "switches" -> new SwitchesCommand();
+      case "explain" -> new ExplainCommand();
+      case "reload" -> new ReloadCommand();
+      case "config" -> new ConfigCommand();
+      case "verify" -> new VerifyCommand();
+      case "cluster" -> new ClusterCommand();
+      case "hash-token" -> new HashTokenCommand();
+      case "rotate-cookie-secret" -> new RotateCookieSecretCommand();
+      default -> throw new IllegalArgumentException("no command " + name);
+    };
+  }
+
+  /**
+   * The top-level command {@code args} name, or null when they name none that exists (no command,
+   * only options, or a typo: picocli then lists every command). Global options may stand before it,
+   * with their values.
+   */
+  static String invoked(String[] args) {
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if (SluiceCtl.OPTIONS_WITH_VALUE.contains(a)) {
+        i++;
+      } else if (a.equals("--") || ROOT_ONLY.contains(a)) {
+        return null;
+      } else if (!a.startsWith("-")) {
+        return COMMANDS.contains(a) ? a : null;
+      }
+    }
+    return null;
+  }
 
   /** Runs one command with the process's streams; returns the exit code. */
   public static int run(String[] args, DnsVerifier verifier) {
@@ -26,7 +124,7 @@ public final class CtlMain {
     SluiceCtl root = new SluiceCtl();
     root.io = io;
     root.verifier = verifier;
-    CommandLine cl = new CommandLine(root);
+    CommandLine cl = commandLine(root, invoked(args));
     cl.setOut(new PrintWriter(io.out(), true));
     cl.setErr(new PrintWriter(io.err(), true));
     cl.setColorScheme(

@@ -5,11 +5,14 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.core.spi.DnsSocketStats;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.RateLimitAction;
 import io.sluice.core.spi.RateLimitKind;
 import io.sluice.core.spi.TcpCloseReason;
+import io.sluice.core.spi.TransferKind;
+import io.sluice.core.spi.TransferOutcome;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,28 +20,12 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * {@link GslbMetrics} bound to Micrometer. Meters are created on first use of a label tuple and
- * cached; the per-query DNS meters sit in fixed tables indexed by bounded labels ({@link
- * DnsRequestMeters}), so recording a query is one map read, an array read and an atomic add. Label
- * values come from configuration or small fixed sets (zones, qtypes, rcodes, services, pools),
- * never from clients.
+ * cached; the per-query DNS meters are plain per-thread cells indexed by bounded labels and summed
+ * on scrape ({@link DnsQueryMeters}), so recording a query writes nothing another thread writes.
+ * Label values come from configuration or small fixed sets (zones, qtypes, rcodes, services,
+ * pools), never from clients.
  */
 public final class MicrometerGslbMetrics implements GslbMetrics {
-  /** Buckets of the query-path latency histogram: the answer path is expected in microseconds. */
-  private static final Duration[] DNS_BUCKETS = {
-    Duration.ofNanos(25_000),
-    Duration.ofNanos(50_000),
-    Duration.ofNanos(100_000),
-    Duration.ofNanos(250_000),
-    Duration.ofNanos(500_000),
-    Duration.ofMillis(1),
-    Duration.ofMillis(2),
-    Duration.ofMillis(5),
-    Duration.ofMillis(10),
-    Duration.ofMillis(25),
-    Duration.ofMillis(100),
-    Duration.ofSeconds(1)
-  };
-
   private static final Duration[] PROBE_BUCKETS = {
     Duration.ofMillis(1),
     Duration.ofMillis(5),
@@ -61,9 +48,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
       "Bytes waiting in the UDP queues: queries in the kernel, replies in the server";
 
   private final MeterRegistry registry;
-  private final DnsRequestMeters dnsRequests;
-  private final Timer dnsDurationUdp;
-  private final Timer dnsDurationTcp;
+  private final DnsQueryMeters dnsQueries;
   private final Counter[] tcpClosed;
   private final AtomicLong tcpOpen = new AtomicLong();
 
@@ -73,6 +58,13 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final Counter[] rrlSlipped;
   private final Counter[] rrlDropped;
   private final MeterCache<Counter> answers;
+
+  private static final int ANSWER_CACHE_SLOTS = 64;
+
+  /** Per thread, a direct-mapped cache of service answer meters; see {@link #serviceAnswer}. */
+  private final ThreadLocal<AnswerMeters[]> answerCache =
+      ThreadLocal.withInitial(() -> new AnswerMeters[ANSWER_CACHE_SLOTS]);
+
   private final MeterCache<RegionCounters> regionAnswers;
   private final MeterCache<Counter> probeChecks;
   private final MeterCache<Timer> probeDuration;
@@ -88,6 +80,8 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Timer> rollbackDuration;
   private final MeterCache<AtomicLong> ttl;
   private final MeterCache<Counter> reloads;
+  private final MeterCache<Counter> transfers;
+  private final MeterCache<Counter> notifies;
   private final MeterCache<Counter> httpsRequests;
   private final AtomicLong storeHealthy = new AtomicLong(1);
 
@@ -106,11 +100,10 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     }
   }
 
-  public MicrometerGslbMetrics(MeterRegistry registry) {
+  /** Meters registered in {@code registry}; the per-query DNS meters collect in its scrape. */
+  public MicrometerGslbMetrics(PrometheusMeterRegistry registry) {
     this.registry = registry;
-    dnsRequests = new DnsRequestMeters(registry);
-    dnsDurationUdp = dnsDuration(registry, "udp");
-    dnsDurationTcp = dnsDuration(registry, "tcp");
+    dnsQueries = new DnsQueryMeters(registry, registry.getPrometheusRegistry());
     TcpCloseReason[] reasons = TcpCloseReason.values();
     tcpClosed = new Counter[reasons.length];
     for (TcpCloseReason r : reasons) {
@@ -256,6 +249,22 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                     .description("Configuration reloads, by result (ok, rejected)")
                     .tags("result", l[0])
                     .register(registry));
+    transfers =
+        new MeterCache<>(
+            3,
+            l ->
+                Counter.builder("sluice.dns.transfers")
+                    .description("Zone transfer requests, by zone, kind and outcome")
+                    .tags("zone", l[0], "kind", l[1], "outcome", l[2])
+                    .register(registry));
+    notifies =
+        new MeterCache<>(
+            2,
+            l ->
+                Counter.builder("sluice.dns.notify")
+                    .description("NOTIFY messages to secondaries, by zone and result")
+                    .tags("zone", l[0], "result", l[1])
+                    .register(registry));
     httpsRequests =
         new MeterCache<>(
             3,
@@ -265,14 +274,6 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                         "Requests on the DoH/HTTPDNS listener, by endpoint, method and HTTP status")
                     .tags("endpoint", l[0], "method", l[1], "status", l[2])
                     .register(registry));
-  }
-
-  private static Timer dnsDuration(MeterRegistry registry, String transport) {
-    return Timer.builder("sluice.dns.request.duration")
-        .description("Time from a decoded query to its encoded answer")
-        .tags("transport", transport)
-        .serviceLevelObjectives(DNS_BUCKETS)
-        .register(registry);
   }
 
   private static RegionCounters regionCounters(MeterRegistry registry, String service) {
@@ -299,8 +300,13 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
 
   @Override
   public void dnsQuery(String zone, int qtype, int rcode, boolean tcp, long nanos) {
-    dnsRequests.get(zone, qtype, rcode, tcp).increment();
-    (tcp ? dnsDurationTcp : dnsDurationUdp).record(nanos, TimeUnit.NANOSECONDS);
+    dnsQueries.record(zone, qtype, rcode, tcp, nanos, System.nanoTime());
+  }
+
+  @Override
+  public void dnsQuery(
+      String zone, int qtype, int rcode, boolean tcp, long nanos, long endNanoTime) {
+    dnsQueries.record(zone, qtype, rcode, tcp, nanos, endNanoTime);
   }
 
   /** One counter per answer kind, registered at zero so dashboards see the series from start. */
@@ -363,10 +369,22 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
 
   @Override
   public void serviceAnswer(String service, String pool, boolean nearest) {
-    answers.get(service, pool).increment();
-    RegionCounters rc = regionAnswers.get(service);
-    (nearest ? rc.nearest : rc.cross).increment();
+    // Every service answer of the DNS path comes here: the calling thread's small cache of the
+    // last meters per (service, pool) saves the three shared map reads of a look-up.
+    AnswerMeters[] cache = answerCache.get();
+    int slot = (service.hashCode() * 31 + pool.hashCode()) & (ANSWER_CACHE_SLOTS - 1);
+    AnswerMeters m = cache[slot];
+    if (m == null || !m.service.equals(service) || !m.poolName.equals(pool)) {
+      m = new AnswerMeters(service, pool, answers.get(service, pool), regionAnswers.get(service));
+      cache[slot] = m;
+    }
+    m.counter.increment();
+    (nearest ? m.region.nearest : m.region.cross).increment();
   }
+
+  /** The meters one service answer naming one pool counts in. */
+  private record AnswerMeters(
+      String service, String poolName, Counter counter, RegionCounters region) {}
 
   @Override
   public void probeCheck(String kind, boolean ok, String reason, long nanos) {
@@ -444,6 +462,16 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   @Override
   public void configReload(boolean ok) {
     reloads.get(ok ? "ok" : "rejected").increment();
+  }
+
+  @Override
+  public void zoneTransfer(String zone, TransferKind kind, TransferOutcome outcome) {
+    transfers.get(zone, kind.label(), outcome.label()).increment();
+  }
+
+  @Override
+  public void notifySent(String zone, boolean ok) {
+    notifies.get(zone, ok ? "answered" : "failed").increment();
   }
 
   @Override

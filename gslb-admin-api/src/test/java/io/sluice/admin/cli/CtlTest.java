@@ -30,6 +30,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
+import picocli.CommandLine.Command;
 
 /** Runs {@code sluice ctl} in-process against a real admin server. */
 class CtlTest {
@@ -747,7 +749,7 @@ class CtlTest {
 
   @Test
   void everyCommandHasHelpWithAnExample() {
-    CommandLine root = new CommandLine(new SluiceCtl());
+    CommandLine root = CtlMain.commandLine(new SluiceCtl());
     List<CommandLine> all = new ArrayList<>();
     collect(root, all);
     assertTrue(all.size() >= 24, "commands: " + all.size());
@@ -771,5 +773,48 @@ class CtlTest {
   private static void collect(CommandLine c, List<CommandLine> into) {
     into.add(c);
     c.getSubcommands().values().stream().distinct().forEach(s -> collect(s, into));
+  }
+
+  @Test
+  void aRunBuildsOnlyTheCommandItNamesAndHelpOrATypoListsThemAll() {
+    assertEquals("rollback", CtlMain.invoked(new String[] {"rollback", "app.example.com"}));
+    // An option's value is not the command, even when it reads like one.
+    assertEquals(
+        "rollback",
+        CtlMain.invoked(new String[] {"--config", "status", "--json", "rollback", "--all"}));
+    assertEquals(null, CtlMain.invoked(new String[] {"--help", "rollback"}));
+    assertEquals(null, CtlMain.invoked(new String[] {"rolback", "app.example.com"}));
+    assertEquals(null, CtlMain.invoked(new String[] {"--json"}));
+
+    Run help = ok(null, "--help");
+    CtlMain.commandLine(new SluiceCtl())
+        .getSubcommands()
+        .forEach(
+            (name, c) -> {
+              assertEquals(
+                  c.getCommandSpec().userObject().getClass().getAnnotation(Command.class).name(),
+                  name);
+              assertTrue(help.out().contains("  " + name + " "), name + " not in\n" + help.out());
+            });
+    Run typo = run(null, "", false, "rolback", "app.example.com");
+    assertEquals(CtlMain.USAGE, typo.code(), typo.err());
+    assertTrue(typo.err().contains("rollback"), typo.err());
+    // The one command added still inherits the global options and their help.
+    Run rollbackHelp = ok(null, "rollback", "--help");
+    assertTrue(rollbackHelp.out().contains("--token-file"), rollbackHelp.out());
+    Run rolled = ok(OPERATOR, "--json", "rollback", SERVICE, "--reason", "test");
+    assertTrue(rolled.out().contains("\"snapshotVersion\""), rolled.out());
+  }
+
+  @Test
+  void theOptionsThatTakeAValueAreTheRootsOptionsOfArityOne() {
+    Set<String> withValue = new HashSet<>();
+    for (CommandLine.Model.OptionSpec o :
+        new CommandLine(new SluiceCtl()).getCommandSpec().options()) {
+      if (o.arity().max() > 0) {
+        withValue.addAll(List.of(o.names()));
+      }
+    }
+    assertEquals(withValue, SluiceCtl.OPTIONS_WITH_VALUE);
   }
 }

@@ -1,5 +1,6 @@
 package io.sluice.admin.metrics;
 
+import static io.sluice.admin.metrics.PrometheusText.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,14 +16,6 @@ import org.junit.jupiter.api.Test;
  * Records through {@link MicrometerGslbMetrics} and reads the result back over {@code /metrics}.
  */
 class MetricsScrapeTest {
-
-  private static double value(Map<String, Double> m, String name, String... labels) {
-    Map<String, String> l = new java.util.HashMap<>();
-    for (int i = 0; i < labels.length; i += 2) {
-      l.put(labels[i], labels[i + 1]);
-    }
-    return m.getOrDefault(PrometheusText.key(name, l), 0.0);
-  }
 
   @Test
   void countersMoveByTheRecordedAmountsInValidPrometheusText() throws Exception {

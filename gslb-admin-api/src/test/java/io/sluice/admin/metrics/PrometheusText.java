@@ -53,6 +53,15 @@ final class PrometheusText {
     return out;
   }
 
+  /** The sample {@code name} with {@code labels} (name, value pairs) in {@code m}, or 0. */
+  static double value(Map<String, Double> m, String name, String... labels) {
+    Map<String, String> l = new java.util.HashMap<>();
+    for (int i = 0; i < labels.length; i += 2) {
+      l.put(labels[i], labels[i + 1]);
+    }
+    return m.getOrDefault(key(name, l), 0.0);
+  }
+
   static String key(String name, Map<String, String> labels) {
     StringBuilder sb = new StringBuilder(name).append('{');
     new java.util.TreeMap<>(labels)

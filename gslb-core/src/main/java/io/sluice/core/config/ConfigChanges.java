@@ -87,7 +87,8 @@ public record ConfigChanges(
   }
 
   private static ZoneConfig withoutServices(ZoneConfig z) {
-    return new ZoneConfig(z.origin(), z.file(), z.ttl(), z.soa(), z.ns(), z.records(), List.of());
+    return new ZoneConfig(
+        z.origin(), z.file(), z.ttl(), z.soa(), z.ns(), z.records(), List.of(), z.transfer());
   }
 
   private static Map<String, ServiceConfig> servicesByName(SluiceConfig c) {

@@ -45,7 +45,8 @@ public final class ConfigFiles {
                   z.soa(),
                   z.ns(),
                   z.records(),
-                  z.services()));
+                  z.services(),
+                  z.transfer()));
     }
     TopologyConfig t = config.topology();
     GeoIpConfig g = t.geoip();

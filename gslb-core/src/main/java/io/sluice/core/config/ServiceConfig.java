@@ -9,7 +9,9 @@ import java.util.Set;
  * A GSLB service: a name in a zone whose A/AAAA (or CNAME) answer is computed per query by the
  * policy chain over the service's pools. {@code crossRegionLimit} is the largest share (percent) of
  * a region's clients that may be answered from another region while the region's own pools are
- * usable; null means no limit.
+ * usable; null means no limit. {@code fallback} is the fixed answer (addresses) a zone transfer
+ * hands secondaries for this name, which cannot run the policy chain; empty: none, and the zone is
+ * then not transferable.
  */
 public record ServiceConfig(
     String name,
@@ -20,7 +22,8 @@ public record ServiceConfig(
     Boolean failOpen,
     LastResortConfig lastResort,
     TrafficConfig traffic,
-    Integer crossRegionLimit) {
+    Integer crossRegionLimit,
+    List<String> fallback) {
 
   public ServiceConfig {
     ttl = ttl == null ? 60L : ttl;
@@ -30,6 +33,22 @@ public record ServiceConfig(
     failOpen = failOpen == null ? Boolean.TRUE : failOpen;
     lastResort = lastResort == null ? LastResortConfig.defaults() : lastResort;
     traffic = traffic == null ? TrafficConfig.defaults() : traffic;
+    fallback = Lists.copy(fallback);
+  }
+
+  /** A service without a fallback answer for secondaries. */
+  public ServiceConfig(
+      String name,
+      Long ttl,
+      List<ServicePoolConfig> pools,
+      List<String> chain,
+      Integer maxRecords,
+      Boolean failOpen,
+      LastResortConfig lastResort,
+      TrafficConfig traffic,
+      Integer crossRegionLimit) {
+    this(
+        name, ttl, pools, chain, maxRecords, failOpen, lastResort, traffic, crossRegionLimit, null);
   }
 
   /** A service without a cross-region limit. */
@@ -42,7 +61,7 @@ public record ServiceConfig(
       Boolean failOpen,
       LastResortConfig lastResort,
       TrafficConfig traffic) {
-    this(name, ttl, pools, chain, maxRecords, failOpen, lastResort, traffic, null);
+    this(name, ttl, pools, chain, maxRecords, failOpen, lastResort, traffic, null, null);
   }
 
   /** The parsed chain; only valid on a validated configuration. */
@@ -95,6 +114,13 @@ public record ServiceConfig(
     }
     validateChain(Problems.child(path, "chain"), root, p);
     lastResort.validate(Problems.child(path, "lastResort"), p);
+    for (int i = 0; i < fallback.size(); i++) {
+      if (!Addresses.isLiteral(fallback.get(i))) {
+        p.add(
+            Problems.index(Problems.child(path, "fallback"), i),
+            "must be an IP address, was '" + fallback.get(i) + "'");
+      }
+    }
     traffic.validate(Problems.child(path, "traffic"), p);
   }
 

@@ -6,7 +6,8 @@ import java.util.Set;
 
 /**
  * A zone Sluice is authoritative for: its SOA and NS, static records declared inline and/or loaded
- * from an RFC 1035 master file, and GSLB services whose answers the policy chain computes.
+ * from an RFC 1035 master file, GSLB services whose answers the policy chain computes, and who may
+ * transfer it (null: nobody).
  */
 public record ZoneConfig(
     String origin,
@@ -15,7 +16,8 @@ public record ZoneConfig(
     SoaConfig soa,
     List<String> ns,
     List<RecordConfig> records,
-    List<ServiceConfig> services) {
+    List<ServiceConfig> services,
+    TransferConfig transfer) {
 
   public ZoneConfig {
     origin = origin == null ? null : DomainNames.canonical(origin);
@@ -23,6 +25,18 @@ public record ZoneConfig(
     ns = Lists.copy(ns);
     records = Lists.copy(records);
     services = Lists.copy(services);
+  }
+
+  /** A zone without zone transfers. */
+  public ZoneConfig(
+      String origin,
+      String file,
+      Long ttl,
+      SoaConfig soa,
+      List<String> ns,
+      List<RecordConfig> records,
+      List<ServiceConfig> services) {
+    this(origin, file, ttl, soa, ns, records, services, null);
   }
 
   void validate(String path, SluiceConfig root, Problems p) {
@@ -60,6 +74,9 @@ public record ZoneConfig(
       if (s.name() != null && !serviceNames.add(s.fqdn(origin))) {
         p.add(Problems.child(sp, "name"), "duplicate service '" + s.fqdn(origin) + "'");
       }
+    }
+    if (transfer != null) {
+      transfer.validate(Problems.child(path, "transfer"), p);
     }
   }
 }

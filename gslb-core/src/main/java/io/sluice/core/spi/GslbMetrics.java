@@ -18,6 +18,16 @@ public interface GslbMetrics {
    */
   default void dnsQuery(String zone, int qtype, int rcode, boolean tcp, long nanos) {}
 
+  /**
+   * As {@link #dnsQuery(String, int, int, boolean, long)}, for a query whose answer was ready at
+   * {@code endNanoTime} (a {@link System#nanoTime()} reading the caller took anyway): a backend
+   * that keeps time windows need not read the clock again.
+   */
+  default void dnsQuery(
+      String zone, int qtype, int rcode, boolean tcp, long nanos, long endNanoTime) {
+    dnsQuery(zone, qtype, rcode, tcp, nanos);
+  }
+
   /** The DNS listener closed a TCP connection itself, for {@code reason}. */
   default void dnsTcpClosed(TcpCloseReason reason) {}
 
@@ -35,6 +45,12 @@ public interface GslbMetrics {
    * action} with it.
    */
   default void dnsRateLimited(RateLimitKind kind, RateLimitAction action) {}
+
+  /** A zone transfer request of {@code zone} ended with {@code outcome}. */
+  default void zoneTransfer(String zone, TransferKind kind, TransferOutcome outcome) {}
+
+  /** A NOTIFY for {@code zone} was answered by a secondary ({@code ok}) or given up on. */
+  default void notifySent(String zone, boolean ok) {}
 
   /**
    * One request on the HTTPS listener answered with HTTP {@code status}: {@code endpoint} is {@code

@@ -12,6 +12,9 @@ final class Query {
   static final int OK = 0;
   static final int FORMERR = 1;
 
+  /** Where the question name starts in the packet, right after the header. */
+  static final int NAME_AT = 12;
+
   int status = OK;
   int id;
   int flags;
@@ -21,8 +24,16 @@ final class Query {
   /** Offset just past the question section; 0 when the question could not be read. */
   int questionEnd;
 
+  /** Offset just past the question name (its root label included). */
   int nameEnd;
-  Name qname;
+
+  /** {@link WireNames#hash} of the question name as sent, for look-ups without a {@link Name}. */
+  int nameHash;
+
+  /** The packet the query was read from; the question name is decoded from it when asked for. */
+  byte[] packet;
+
+  private Name qname;
   int qtype;
   int qclass;
 
@@ -38,6 +49,9 @@ final class Query {
 
   /** The ECS address padded to 4 or 16 bytes, host bits cleared. */
   byte[] ecsAddress;
+
+  /** The query ends with a TSIG record (RFC 8945): its answer is signed or NOTAUTH. */
+  boolean tsig;
 
   /** The query carried an empty NSID option (RFC 5001 §2.1): it asks for the server's NSID. */
   boolean nsidRequested;
@@ -76,5 +90,19 @@ final class Query {
 
   boolean hasQuestion() {
     return questionEnd > 0;
+  }
+
+  /**
+   * The question name, decoded on first use: a static answer is found by the bytes alone, so most
+   * queries never build one. Only called for a query with a question (the parser has checked its
+   * labels, so decoding cannot fail).
+   */
+  Name qname() {
+    Name n = qname;
+    if (n == null) {
+      n = QueryParser.name(packet);
+      qname = n;
+    }
+    return n;
   }
 }

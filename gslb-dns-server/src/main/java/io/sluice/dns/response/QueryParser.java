@@ -12,6 +12,7 @@ import org.xbill.DNS.WireParseException;
  */
 final class QueryParser {
   static final int OPT = 41;
+  private static final int TSIG = 250;
   private static final int OPTION_ECS = 8;
 
   private QueryParser() {}
@@ -33,7 +34,7 @@ final class QueryParser {
       q.status = Query.FORMERR;
       return q;
     }
-    int pos = 12;
+    int pos = Query.NAME_AT;
     int nameLen = 0;
     while (true) {
       if (pos >= len) {
@@ -58,13 +59,8 @@ final class QueryParser {
       return formerr(q);
     }
     q.nameEnd = pos;
-    try {
-      DNSInput in = new DNSInput(b);
-      in.jump(12);
-      q.qname = new Name(in);
-    } catch (WireParseException | IllegalArgumentException e) {
-      return formerr(q);
-    }
+    q.nameHash = WireNames.hash(b, Query.NAME_AT, pos - Query.NAME_AT);
+    q.packet = b;
     q.qtype = u16(b, pos);
     q.qclass = u16(b, pos + 2);
     pos += 4;
@@ -80,6 +76,10 @@ final class QueryParser {
       int rdata = pos + 10;
       if (rdata + rdlen > len) {
         return formerr(q);
+      }
+      if (type == TSIG && i == ancount + nscount + arcount - 1) {
+        // RFC 8945 §5.1: a TSIG record is the last of the message; the response is signed.
+        q.tsig = true;
       }
       if (type == OPT) {
         boolean inAdditional = i >= ancount + nscount;
@@ -165,6 +165,20 @@ final class QueryParser {
     q.ecsSource = source;
     q.ecsAddress = addr;
     return true;
+  }
+
+  /**
+   * The question name of packet {@code b}, which {@link #parse} has accepted: uncompressed labels
+   * of at most 63 bytes, 255 bytes in all, so decoding cannot fail.
+   */
+  static Name name(byte[] b) {
+    try {
+      DNSInput in = new DNSInput(b);
+      in.jump(Query.NAME_AT);
+      return new Name(in);
+    } catch (WireParseException e) {
+      throw new IllegalStateException("question name accepted by the parser is invalid", e);
+    }
   }
 
   /** Skips a possibly compressed name; returns the offset after it, or -1 when malformed. */

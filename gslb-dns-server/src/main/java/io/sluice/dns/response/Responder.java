@@ -9,6 +9,7 @@ import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.dns.transfer.ZoneTransfers;
 import io.sluice.dns.zone.Resolution;
 import io.sluice.dns.zone.Zone;
 import io.sluice.dns.zone.ZoneIndex;
@@ -73,6 +74,9 @@ public final class Responder {
    */
   private final List<ConcurrentHashMap<String, LastDecision>> lastDecisions =
       List.of(new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
+
+  /** The zone data of the snapshot queries read last; see {@link #zonesOf}. */
+  private LastZones lastZones;
 
   /** Response rate limiting; its table is sized at start and kept across reloads. */
   private final ResponseRateLimit rateLimit;
@@ -156,6 +160,24 @@ public final class Responder {
   }
 
   /**
+   * The zone data of {@code snapshot}, remembered for the snapshot seen last: snapshots change on
+   * reloads, health and traffic changes, queries arrive far more often, and this saves a map
+   * look-up per query. A stale or racing read of the plain field only costs that look-up.
+   */
+  private ServedZones zonesOf(Snapshot snapshot) {
+    LastZones last = lastZones;
+    if (last != null && last.snapshot == snapshot) {
+      return last.zones;
+    }
+    ServedZones z = served(snapshot);
+    lastZones = new LastZones(snapshot, z);
+    return z;
+  }
+
+  /** A snapshot and its zone data. */
+  private record LastZones(Snapshot snapshot, ServedZones zones) {}
+
+  /**
    * Answers the {@code len}-byte query in {@code in} from {@code client}; returns the response, or
    * null when the query must be dropped.
    */
@@ -163,7 +185,7 @@ public final class Responder {
     long start = System.nanoTime();
     // The one read of shared state per query: zone data and policy state come from this snapshot.
     Snapshot snapshot = store == null ? null : store.current();
-    ServedZones s = served(snapshot);
+    ServedZones s = zonesOf(snapshot);
     Query q = QueryParser.parse(in, len);
     if (q == null) {
       metrics.dnsQuery(
@@ -181,6 +203,9 @@ public final class Responder {
       cookie(settings, q, in, ip, transport);
     }
     byte[] out = answer(snapshot, s, q, in, client, transport);
+    if (q.tsig) {
+      out = ZoneTransfers.sign(snapshot, in, len, out);
+    }
     boolean badvers =
         q.status == Query.OK && q.opcode == Opcode.QUERY && q.edns && q.ednsVersion != 0;
     int rcode = badvers ? BADVERS : q.badCookie ? BADCOOKIE : out[3] & 0x0f;
@@ -188,12 +213,14 @@ public final class Responder {
     if (transport == Transport.UDP && settings.rateLimits().enabled && !q.cookieValid) {
       out = rateLimit.apply(settings, q, in, out, rcode, client, ip);
     }
+    long end = System.nanoTime();
     metrics.dnsQuery(
         q.zone == null ? "" : q.zone.originText(),
         q.hasQuestion() ? q.qtype : DnsQueryLabels.NO_QUESTION,
         out == null ? DnsQueryLabels.DROPPED : rcode,
         transport == Transport.TCP,
-        System.nanoTime() - start);
+        end - start,
+        end);
     return out;
   }
 
@@ -265,12 +292,14 @@ public final class Responder {
     if (q.qtype == 0 || q.qtype == Type.MAILA || q.qtype == Type.MAILB) {
       return WireSplicer.bare(q, in, Rcode.NOTIMP, q.edns, payload, 0);
     }
-    Zone parent = q.qtype == Type.DS ? parentOfApex(s, q.qname) : null;
-    StaticAnswers.Node node = parent == null ? s.answers.node(q.qname) : null;
+    Zone parent = q.qtype == Type.DS ? parentOfApex(s, q.qname()) : null;
+    StaticAnswers.Node node = parent == null ? s.answers.node(q, in) : null;
     if (node != null) {
       q.zone = node.zone();
       if (node.service() != null && (q.qtype == Type.A || q.qtype == Type.AAAA)) {
-        return service(snapshot, s, q, in, client, limit, node.zone(), node.service(), List.of());
+        // The node stands for the name in the cache key: no Name is built unless encoding.
+        return service(
+            snapshot, s, q, in, client, limit, node.zone(), node.service(), List.of(), node);
       }
       Template t = node.template(q.qtype);
       if (t != null && node.service() != null && t == node.nodata()) {
@@ -280,7 +309,7 @@ public final class Responder {
         return send(snapshot, s, t, q, in, client, limit);
       }
     }
-    Zone zone = parent != null ? parent : node != null ? node.zone() : s.index.find(q.qname);
+    Zone zone = parent != null ? parent : node != null ? node.zone() : s.index.find(q.qname());
     q.zone = zone;
     if (zone == null) {
       q.ede = EdnsOptions.EDE_NOT_AUTHORITATIVE;
@@ -288,14 +317,15 @@ public final class Responder {
     }
     // Not a name of the zone's own: a wildcard, DNAME or referral answer, or a negative one.
     q.synthesized = true;
-    Template t = s.zoneCache.get(null, q.qname, q.qtype);
+    Name qname = q.qname();
+    Template t = s.zoneCache.get(null, qname, q.nameHash, q.qtype);
     if (t == null) {
-      Resolution r = zone.resolve(q.qname, q.qtype);
+      Resolution r = zone.resolve(qname, q.qtype);
       if (r.isService()) {
-        return service(snapshot, s, q, in, client, limit, zone, r.service(), r.answer());
+        return service(snapshot, s, q, in, client, limit, zone, r.service(), r.answer(), qname);
       }
-      t = AnswerEncoder.encode(q.qname, q.qtype, DClass.IN, r);
-      s.zoneCache.put(null, q.qname, q.qtype, t);
+      t = AnswerEncoder.encode(qname, q.qtype, DClass.IN, r);
+      s.zoneCache.put(null, qname, q.nameHash, q.qtype, t);
     }
     return send(snapshot, s, t, q, in, client, limit);
   }
@@ -406,13 +436,14 @@ public final class Responder {
       int limit,
       Zone zone,
       String service,
-      List<Record> chain) {
+      List<Record> chain,
+      Object nameKey) {
     AddressFamily family = q.qtype == Type.AAAA ? AddressFamily.V6 : AddressFamily.V4;
     Decision d = plan(snapshot, service, family, clientOf(q, client));
-    Template t = s.decisionCache.get(d, q.qname, q.qtype);
+    Template t = s.decisionCache.get(d, nameKey, q.nameHash, q.qtype);
     if (t == null) {
-      t = AnswerEncoder.encode(q.qname, q.qtype, DClass.IN, resolve(zone, q, d, chain));
-      s.decisionCache.put(d, q.qname, q.qtype, t);
+      t = AnswerEncoder.encode(q.qname(), q.qtype, DClass.IN, resolve(zone, q, d, chain));
+      s.decisionCache.put(d, nameKey, q.nameHash, q.qtype, t);
     }
     int scope = q.ecsFamily != 0 ? Math.min(d.scopePrefix(), q.ecsFamily == 1 ? 32 : 128) : 0;
     if (q.edns) {
@@ -526,9 +557,9 @@ public final class Responder {
     }
     // One template per (name, capped TTL); the question type is patched per query.
     Object owner = s.ttlOwners.computeIfAbsent(ttl, k -> new Object());
-    Template t = s.zoneCache.get(owner, q.qname, Type.NULL);
+    Template t = s.zoneCache.get(owner, node, q.nameHash, Type.NULL);
     if (t == null) {
-      Resolution base = zone.resolve(q.qname, Type.NULL);
+      Resolution base = zone.resolve(q.qname(), Type.NULL);
       Resolution r =
           new Resolution(
               base.rcode(),
@@ -537,8 +568,8 @@ public final class Responder {
               List.of(zone.negativeSoa(ttl)),
               base.additional(),
               null);
-      t = AnswerEncoder.encode(q.qname, Type.NULL, DClass.IN, r);
-      s.zoneCache.put(owner, q.qname, Type.NULL, t);
+      t = AnswerEncoder.encode(q.qname(), Type.NULL, DClass.IN, r);
+      s.zoneCache.put(owner, node, q.nameHash, Type.NULL, t);
     }
     return WireSplicer.splice(t.wire, q, in, limit, payload, 0, 0);
   }
@@ -547,7 +578,7 @@ public final class Responder {
   private static Resolution resolve(Zone zone, Query q, Decision d, List<Record> chain) {
     Name owner =
         chain.isEmpty()
-            ? q.qname.canonicalize()
+            ? q.qname().canonicalize()
             : ((CNAMERecord) chain.get(chain.size() - 1)).getTarget();
     long ttl = Math.max(0, Math.min(d.ttl(), Integer.MAX_VALUE));
     List<Record> answer = new ArrayList<>(chain);
@@ -596,19 +627,20 @@ public final class Responder {
   /** CHAOS-class identity queries, answered only when configured (RFC 4892). */
   private static byte[] chaos(ServedZones s, Query q, byte[] in, int limit) {
     int payload = s.settings.udpPayloadSize();
+    Name qname = q.qname();
     String text = null;
-    if (q.qname.equals(VERSION_BIND) || q.qname.equals(VERSION_SERVER)) {
+    if (qname.equals(VERSION_BIND) || qname.equals(VERSION_SERVER)) {
       text = s.settings.chaosVersion();
-    } else if (q.qname.equals(ID_SERVER) || q.qname.equals(HOSTNAME_BIND)) {
+    } else if (qname.equals(ID_SERVER) || qname.equals(HOSTNAME_BIND)) {
       text = s.settings.chaosId();
     }
     if (text == null || (q.qtype != Type.TXT && q.qtype != Type.ANY)) {
       q.ede = EdnsOptions.EDE_PROHIBITED;
       return WireSplicer.bare(q, in, Rcode.REFUSED, q.edns, payload, 0);
     }
-    Record txt = new TXTRecord(q.qname.canonicalize(), DClass.CH, 0, text);
+    Record txt = new TXTRecord(qname.canonicalize(), DClass.CH, 0, text);
     Resolution r = new Resolution(Rcode.NOERROR, true, List.of(txt), List.of(), List.of(), null);
-    byte[] t = AnswerEncoder.encode(q.qname, q.qtype, DClass.CH, r).wire;
+    byte[] t = AnswerEncoder.encode(qname, q.qtype, DClass.CH, r).wire;
     return WireSplicer.splice(t, q, in, limit, payload, 0, 0);
   }
 }

@@ -3,9 +3,11 @@ package io.sluice.dns.response;
 import org.xbill.DNS.Name;
 
 /**
- * A bounded, direct-mapped cache of encoded response templates keyed by (owner, qname, qtype),
- * where the owner is compared by identity: a planner {@code Decision}, or null for zone data. Reads
- * and writes take no lock: each slot holds an immutable entry, and a racing write only replaces one
+ * A bounded, direct-mapped cache of encoded response templates keyed by (owner, name, qtype), where
+ * the owner is compared by identity: a planner {@code Decision}, or null for zone data. The name is
+ * a {@link Name} or, for a name of the zone's own, the {@link StaticAnswers.Node} that stands for
+ * it; its hash is the question's {@link WireNames#hash}, known without building a name. Reads and
+ * writes take no lock: each slot holds an immutable entry, and a racing write only replaces one
  * entry with another valid one. A collision evicts; the cache never grows.
  */
 final class ResponseCache {
@@ -20,23 +22,26 @@ final class ResponseCache {
     this.mask = sizePowerOfTwo - 1;
   }
 
-  Template get(Object owner, Name qname, int qtype) {
-    Entry e = slots[index(owner, qname, qtype)];
-    return e != null && e.owner == owner && e.qtype == qtype && e.qname.equals(qname)
+  Template get(Object owner, Object name, int nameHash, int qtype) {
+    Entry e = slots[index(owner, nameHash, qtype)];
+    return e != null
+            && e.owner == owner
+            && e.qtype == qtype
+            && (e.name == name || e.name.equals(name))
         ? e.template
         : null;
   }
 
-  void put(Object owner, Name qname, int qtype, Template template) {
-    slots[index(owner, qname, qtype)] = new Entry(owner, qname, qtype, template);
+  void put(Object owner, Object name, int nameHash, int qtype, Template template) {
+    slots[index(owner, nameHash, qtype)] = new Entry(owner, name, qtype, template);
   }
 
-  private int index(Object owner, Name qname, int qtype) {
-    int h = System.identityHashCode(owner) * 31 + qname.hashCode();
+  private int index(Object owner, int nameHash, int qtype) {
+    int h = System.identityHashCode(owner) * 31 + nameHash;
     h = h * 31 + qtype;
     h ^= h >>> 16;
     return h & mask;
   }
 
-  private record Entry(Object owner, Name qname, int qtype, Template template) {}
+  private record Entry(Object owner, Object name, int qtype, Template template) {}
 }

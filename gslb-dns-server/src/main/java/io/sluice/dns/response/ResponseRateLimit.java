@@ -57,7 +57,7 @@ final class ResponseRateLimit {
           key =
               q.synthesized
                   ? RateLimiter.mix(key, 1L << 48 | zoneHash(q))
-                  : RateLimiter.mix(key, (long) q.qtype << 32 | q.qname.hashCode());
+                  : RateLimiter.mix(key, (long) q.qtype << 32 | (q.nameHash & 0xffffffffL));
       case NODATA, NXDOMAIN -> key = RateLimiter.mix(key, zoneHash(q));
       case ERROR -> {}
     }
@@ -142,7 +142,7 @@ final class ResponseRateLimit {
           case ANSWER ->
               q.synthesized && q.zone != null
                   ? "names synthesized in " + q.zone.originText()
-                  : q.qname + " " + Type.string(q.qtype);
+                  : q.qname() + " " + Type.string(q.qtype);
           case NODATA, NXDOMAIN -> q.zone == null ? "-" : q.zone.originText();
           case ERROR -> "errors";
         };

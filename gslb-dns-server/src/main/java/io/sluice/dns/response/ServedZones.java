@@ -1,6 +1,7 @@
 package io.sluice.dns.response;
 
 import io.sluice.core.state.ConfigCompiler;
+import io.sluice.dns.transfer.TransferZones;
 import io.sluice.dns.zone.ZoneCompiler;
 import io.sluice.dns.zone.ZoneIndex;
 import java.util.concurrent.ConcurrentHashMap;
@@ -45,7 +46,10 @@ public final class ServedZones {
     return new ServedZones(index, StaticAnswers.build(index), settings);
   }
 
-  /** The DNS module's share of building a configuration: compile the zones and encode them. */
+  /**
+   * The DNS module's share of building a configuration: compile the zones, apply the zone transfer
+   * serial rule, and encode them.
+   */
   public static ConfigCompiler compiler() {
     return compiler(null);
   }
@@ -55,12 +59,15 @@ public final class ServedZones {
    * {@link ResponderSettings#of(io.sluice.core.config.SluiceConfig, String, CookieKeyring)}).
    */
   public static ConfigCompiler compiler(CookieKeyring sharedCookies) {
-    return (config, source, running, out) ->
-        out.put(
-            ServedZones.class,
-            build(
-                ZoneCompiler.compile(config, source),
-                ResponderSettings.of(config, source, sharedCookies)));
+    return (config, source, running, out) -> {
+      // Zone transfers renumber the serials of the zones they offer (their serial rule), so the
+      // SOA of every answer agrees with what secondaries transfer.
+      TransferZones.Compiled t =
+          TransferZones.compile(config, source, ZoneCompiler.compile(config, source), running);
+      out.put(TransferZones.class, t.transfers());
+      out.put(
+          ServedZones.class, build(t.index(), ResponderSettings.of(config, source, sharedCookies)));
+    };
   }
 
   /** The zone data. */

@@ -17,9 +17,10 @@ import org.xbill.DNS.Type;
  * are GSLB services for the asked type are left to the responder's slower paths.
  */
 final class StaticAnswers {
-  private final Map<Name, Node> nodes;
+  /** Looked up by the question as sent, so a query needs no {@link Name} to find its answer. */
+  private final WireNames<Node> nodes;
 
-  private StaticAnswers(Map<Name, Node> nodes) {
+  private StaticAnswers(WireNames<Node> nodes) {
     this.nodes = nodes;
   }
 
@@ -48,12 +49,17 @@ final class StaticAnswers {
         nodes.put(name, new Node(z, keys, templates, nodata, z.serviceAt(name)));
       }
     }
-    return new StaticAnswers(Map.copyOf(nodes));
+    return new StaticAnswers(WireNames.of(nodes));
   }
 
   /** The precomputed node for {@code name}, or null. */
   Node node(Name name) {
     return nodes.get(name);
+  }
+
+  /** The precomputed node for the question name of {@code q}, read from {@code in}; or null. */
+  Node node(Query q, byte[] in) {
+    return nodes.get(in, Query.NAME_AT, q.nameEnd - Query.NAME_AT, q.nameHash);
   }
 
   /** The templates of one name. */

@@ -22,6 +22,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.core.config.DnsConfig;
 import io.sluice.core.spi.DnsSocketStats;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.state.SnapshotStore;
 import io.sluice.dns.response.Responder;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -92,6 +93,16 @@ public final class DnsServer implements AutoCloseable {
    */
   public static DnsServer start(DnsConfig dns, Responder responder, GslbMetrics metrics)
       throws InterruptedException {
+    return start(dns, responder, null, metrics);
+  }
+
+  /**
+   * As {@link #start(DnsConfig, Responder, GslbMetrics)}, answering zone transfers over TCP from
+   * the zones published in {@code store} (null: transfers are refused as any other query).
+   */
+  public static DnsServer start(
+      DnsConfig dns, Responder responder, SnapshotStore store, GslbMetrics metrics)
+      throws InterruptedException {
     boolean epoll = Epoll.isAvailable();
     int threads = dns.threads() == 0 ? Runtime.getRuntime().availableProcessors() : dns.threads();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -108,14 +119,15 @@ public final class DnsServer implements AutoCloseable {
             dns.maxTcpConnections(), dns.maxTcpConnectionsPerSource(), tcpConnections, metrics);
     try {
       UdpQueues queues = new UdpQueues();
-      UdpQueryHandler udp = new UdpQueryHandler(responder, queues);
       TcpChannelInitializer tcp =
           new TcpChannelInitializer(
-              new TcpQueryHandler(responder),
+              new TcpQueryHandler(
+                  responder, store == null ? null : new TcpTransfers(store, metrics)),
               dns.tcpIdleTimeout().toNanos(),
               dns.tcpMessageTimeout().toNanos(),
               metrics);
-      int port = bindAll(dns, group, acceptGroup, epoll, threads, table, udp, tcp, channels);
+      int port =
+          bindAll(dns, group, acceptGroup, epoll, threads, table, responder, queues, tcp, channels);
       queues.bound(channels.stream().filter(c -> !(c instanceof ServerChannel)).toList());
       metrics.dnsSockets(queues);
       return new DnsServer(
@@ -139,7 +151,8 @@ public final class DnsServer implements AutoCloseable {
       boolean epoll,
       int threads,
       TcpConnectionTable table,
-      UdpQueryHandler udp,
+      Responder responder,
+      UdpQueues queues,
       TcpChannelInitializer tcp,
       List<Channel> channels)
       throws InterruptedException {
@@ -150,6 +163,8 @@ public final class DnsServer implements AutoCloseable {
           InetAddress address = literal(listen);
           int sockets = epoll ? threads : 1;
           for (int i = 0; i < sockets; i++) {
+            // A handler per socket: it keeps the socket's reply buffer.
+            UdpQueryHandler udp = new UdpQueryHandler(responder, queues);
             Channel ch = udpBootstrap(group, epoll, dns, udp).bind(address, port).sync().channel();
             port = ((InetSocketAddress) ch.localAddress()).getPort();
             channels.add(ch);

@@ -101,6 +101,18 @@ final class TcpFramer extends ByteToMessageDecoder {
     }
   }
 
+  /**
+   * The connection is busy sending a zone transfer: the idle deadline counts from now, as it does
+   * from a complete query, so a long transfer is not cut for idleness.
+   */
+  void busy() {
+    long now = ticker.nanoTime();
+    waitingSince = now;
+    if (connection != null) {
+      connection.progressed(now);
+    }
+  }
+
   @Override
   protected void handlerRemoved0(ChannelHandlerContext ctx) {
     if (timer != null) {

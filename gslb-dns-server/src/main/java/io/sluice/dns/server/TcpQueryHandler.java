@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.dns.response.Responder;
 import io.sluice.dns.response.Transport;
+import io.sluice.dns.transfer.ZoneTransfers;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import org.slf4j.Logger;
@@ -25,8 +26,17 @@ final class TcpQueryHandler extends ChannelInboundHandlerAdapter {
 
   private final Responder responder;
 
+  /** Zone transfers; null when the server serves no store (transfers are then refused). */
+  private final TcpTransfers transfers;
+
+  /** A handler without zone transfers. */
   TcpQueryHandler(Responder responder) {
+    this(responder, null);
+  }
+
+  TcpQueryHandler(Responder responder, TcpTransfers transfers) {
     this.responder = responder;
+    this.transfers = transfers;
   }
 
   @Override
@@ -34,6 +44,9 @@ final class TcpQueryHandler extends ChannelInboundHandlerAdapter {
     if (!(msg instanceof ByteBuf frame)) {
       ReferenceCountUtil.release(msg);
       return;
+    }
+    if (transfers != null && transfers.deferred(ctx, frame)) {
+      return; // answered in order once the transfer under way is sent
     }
     try {
       int len = frame.readableBytes();
@@ -43,6 +56,10 @@ final class TcpQueryHandler extends ChannelInboundHandlerAdapter {
           ctx.channel().remoteAddress() instanceof InetSocketAddress remote
               ? remote.getAddress()
               : UNKNOWN_CLIENT;
+      if (transfers != null && ZoneTransfers.isTransfer(in, len)) {
+        transfers.start(ctx, in, len, client, this);
+        return;
+      }
       byte[] out = responder.respond(in, len, client, Transport.TCP);
       if (out != null) {
         ctx.write(ctx.alloc().directBuffer(out.length).writeBytes(out));
@@ -66,8 +83,19 @@ final class TcpQueryHandler extends ChannelInboundHandlerAdapter {
    */
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+    // A transfer under way keeps reading off until its last message is out.
+    if (transfers == null || !transfers.writabilityChanged(ctx)) {
+      ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+    }
     ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (transfers != null) {
+      transfers.closed(ctx);
+    }
+    ctx.fireChannelInactive();
   }
 
   @Override

@@ -1,11 +1,15 @@
 package io.sluice.dns.zone;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Set;
 import org.xbill.DNS.CNAMERecord;
 import org.xbill.DNS.DClass;
@@ -118,6 +122,68 @@ public final class Zone {
   public Set<Integer> types(Name name) {
     ZoneNode n = nodes.get(name);
     return n == null ? Set.of() : n.rrsets().keySet();
+  }
+
+  /** The RRsets at {@code name}; empty when the name does not exist or owns nothing. */
+  public Collection<RRset> rrsets(Name name) {
+    ZoneNode n = nodes.get(name);
+    return n == null ? List.of() : n.rrsets().values();
+  }
+
+  /** Every RRset of the zone, node by node in no particular order, read in place. */
+  public Iterator<RRset> rrsetIterator() {
+    Iterator<ZoneNode> all = nodes.values().iterator();
+    return new Iterator<>() {
+      private Iterator<RRset> node = Collections.emptyIterator();
+
+      @Override
+      public boolean hasNext() {
+        while (!node.hasNext()) {
+          if (!all.hasNext()) {
+            return false;
+          }
+          node = all.next().rrsets().values().iterator();
+        }
+        return true;
+      }
+
+      @Override
+      public RRset next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        return node.next();
+      }
+    };
+  }
+
+  /**
+   * This zone with {@code serial} in its SOA (zone transfers advance serials by their own rule);
+   * this very zone when the serial is already that.
+   */
+  public Zone withSerial(long serial) {
+    ZoneNode apex = nodes.get(origin);
+    SOARecord soa = (SOARecord) apex.get(Type.SOA).first();
+    if (soa.getSerial() == serial) {
+      return this;
+    }
+    SOARecord next =
+        new SOARecord(
+            origin,
+            DClass.IN,
+            soa.getTTL(),
+            soa.getHost(),
+            soa.getAdmin(),
+            serial,
+            soa.getRefresh(),
+            soa.getRetry(),
+            soa.getExpire(),
+            soa.getMinimum());
+    Map<Integer, RRset> apexSets = new HashMap<>(apex.rrsets());
+    apexSets.put(Type.SOA, new RRset(next));
+    Map<Name, ZoneNode> copy = new HashMap<>(nodes);
+    copy.put(origin, new ZoneNode(apexSets, apex.service()));
+    return new Zone(origin, next, copy, cuts);
   }
 
   /** The service bound to {@code name}, or null. */

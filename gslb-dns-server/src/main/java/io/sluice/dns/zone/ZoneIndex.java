@@ -29,6 +29,11 @@ public final class ZoneIndex {
     this.maxOriginLabels = max;
   }
 
+  /** An index of {@code zones} (the same zones with other serials, for zone transfers). */
+  public static ZoneIndex of(List<Zone> zones) {
+    return new ZoneIndex(zones);
+  }
+
   /** The zones, in configuration order. */
   public List<Zone> zones() {
     return zones;

@@ -9,6 +9,7 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.TokenFile;
 import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.CookieSecrets;
+import io.sluice.dns.transfer.TsigKey;
 import io.sluice.dns.zone.ZoneCompiler;
 import io.sluice.policy.PolicyPlanner;
 import java.io.IOException;
@@ -54,6 +55,7 @@ final class ConfigCheck {
       checkStateDir(config, problems);
       // The start refuses unusable cookie secret files; check says so too, creating none.
       CookieSecrets.check(config, problems);
+      TsigKey.check(config, problems);
       AdminServer.checkTls(config, problems);
       HttpsSettings.check(config, problems);
     }

@@ -15,6 +15,7 @@ import io.sluice.dns.response.Responder;
 import io.sluice.dns.response.ResponderSettings;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.dns.server.DnsServer;
+import io.sluice.dns.transfer.Notifier;
 import io.sluice.dns.zone.ZoneCompiler;
 import java.io.IOException;
 import java.util.List;
@@ -35,6 +36,7 @@ public final class SluiceNode implements AutoCloseable {
   // The DoH and HTTPDNS listener; null when dns.https is off.
   private final HttpsServer https;
   private final GslbMetrics metrics;
+  private Notifier notifier;
 
   private SluiceNode(
       SnapshotStore store,
@@ -127,7 +129,7 @@ public final class SluiceNode implements AutoCloseable {
       throws InterruptedException {
     Responder responder = new Responder(store, zones, planner, metrics, ticker);
     DnsConfig dns = store.current().config().dns();
-    DnsServer server = DnsServer.start(dns, responder, metrics);
+    DnsServer server = DnsServer.start(dns, responder, store, metrics);
     HttpsServer https = null;
     if (dns.https().enabled()) {
       // Each connection and request reads the settings (TLS context, HTTPDNS limits and tokens)
@@ -149,7 +151,9 @@ public final class SluiceNode implements AutoCloseable {
         throw e;
       }
     }
-    return new SluiceNode(store, publisher, responder, server, https, metrics);
+    SluiceNode node = new SluiceNode(store, publisher, responder, server, https, metrics);
+    node.notifier = Notifier.start(store, metrics);
+    return node;
   }
 
   /**
@@ -219,6 +223,9 @@ public final class SluiceNode implements AutoCloseable {
 
   @Override
   public void close() {
+    if (notifier != null) {
+      notifier.close();
+    }
     if (https != null) {
       https.close();
     }

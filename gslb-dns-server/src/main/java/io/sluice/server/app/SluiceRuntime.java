@@ -32,6 +32,7 @@ import io.sluice.dns.client.DnsjavaVerifier;
 import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.CookieKeyring;
 import io.sluice.dns.response.ServedZones;
+import io.sluice.dns.transfer.TransferZones;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
 import java.io.IOException;
@@ -207,6 +208,10 @@ public final class SluiceRuntime implements AutoCloseable {
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
       loads.start(LOAD_TICK);
       node = SluiceNode.start(store, publisher, planner, gslb);
+      TransferZones offered = store.current().artifacts().get(TransferZones.class);
+      if (offered != null) {
+        offered.describe().forEach(line -> log.info("{}", line));
+      }
       versions.attach(node, traffic.auditSink());
       HangupReload.install(versions);
       if (config.admin().enabled()) {

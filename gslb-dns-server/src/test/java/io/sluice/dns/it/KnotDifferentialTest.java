@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.sluice.core.testing.LoopbackPorts;
 import java.io.DataInputStream;
-import java.io.File;
 import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
@@ -123,7 +122,7 @@ class KnotDifferentialTest {
 
   @BeforeAll
   static void start() throws Exception {
-    String knotd = findKnotd();
+    String knotd = Knotd.find();
     if (knotd == null) {
       String reason =
           "knotd (Debian package 'knot') is not installed: the differential test against Knot"
@@ -657,30 +656,6 @@ class KnotDifferentialTest {
         tcp.close();
       }
     }
-  }
-
-  /**
-   * {@code -Dsluice.knotd=PATH} names the binary; otherwise it is looked up on PATH and in sbin.
-   */
-  private static String findKnotd() {
-    String given = System.getProperty("sluice.knotd");
-    if (given != null) {
-      return Files.isExecutable(Path.of(given)) ? given : null;
-    }
-    List<String> dirs = new ArrayList<>();
-    String path = System.getenv("PATH");
-    if (path != null) {
-      dirs.addAll(Arrays.asList(path.split(File.pathSeparator)));
-    }
-    dirs.add("/usr/sbin");
-    dirs.add("/usr/local/sbin");
-    for (String d : dirs) {
-      Path p = Path.of(d, "knotd");
-      if (Files.isExecutable(p)) {
-        return p.toString();
-      }
-    }
-    return null;
   }
 
   private static void waitForKnot() throws Exception {

@@ -83,6 +83,34 @@ class ProtocolTest {
     assertFalse(udp(noRd).getHeader().getFlag(Flags.RD));
   }
 
+  /**
+   * Static answers are found by the question's bytes and service answers are cached by name: any
+   * spelling of a name gets the same records, under the question spelled as asked.
+   */
+  @Test
+  void everyKindOfNameIsAnsweredInAnyLetterCase() throws Exception {
+    String[][] spellings = {
+      {"www.example.test.", "WWW.EXAMPLE.TEST."},
+      {"app.example.test.", "aPp.ExAmple.tEST."},
+      {"x.apps.example.test.", "X.Apps.Example.Test."},
+      {"nx.example.test.", "NX.example.TEST."},
+      {"to-app.example.test.", "TO-APP.example.test."}
+    };
+    for (String[] s : spellings) {
+      Message lower = udp(query(s[0], Type.A));
+      Message mixed = udp(query(s[1], Type.A));
+      assertEquals(s[1], mixed.getQuestion().getName().toString(), s[1]);
+      assertEquals(lower.getRcode(), mixed.getRcode(), s[1]);
+      // Owner names point at the question, so they take its spelling too.
+      for (int section : new int[] {Section.ANSWER, Section.AUTHORITY}) {
+        assertEquals(
+            lower.getSection(section).toString().toLowerCase(java.util.Locale.ROOT),
+            mixed.getSection(section).toString().toLowerCase(java.util.Locale.ROOT),
+            s[1]);
+      }
+    }
+  }
+
   @Test
   void withoutEdnsAnswersFit512BytesOrAreTruncated() throws Exception {
     byte[] reply = server.udp(query("big.example.test.", Type.TXT).toWire());

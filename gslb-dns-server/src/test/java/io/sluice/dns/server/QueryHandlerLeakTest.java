@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -23,6 +24,8 @@ import io.sluice.dns.response.ResponderSettings;
 import io.sluice.dns.zone.ZoneCompiler;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.xbill.DNS.DClass;
@@ -73,13 +76,45 @@ class QueryHandlerLeakTest {
     byte[] bytes = new byte[out.content().readableBytes()];
     out.content().readBytes(bytes);
     assertEquals(Rcode.NOERROR, new Message(bytes).getRcode());
-    assertTrue(out.release());
+    ByteBuf reply = out.content();
+    out.release();
 
     ByteBuf garbage = Unpooled.wrappedBuffer(new byte[] {1, 2, 3});
     ch.writeInbound(new DatagramPacket(garbage, SERVER, CLIENT));
     assertEquals(0, garbage.refCnt(), "dropped query released");
     assertNull(ch.readOutbound());
     assertFalse(ch.finishAndReleaseAll());
+    // Replies are slices of the socket's reply buffer, which goes when the socket does.
+    assertEquals(0, reply.refCnt(), "reply buffer released");
+  }
+
+  @Test
+  void udpRepliesOutlastTheirReplyBufferAndAllAreReleased() throws Exception {
+    EmbeddedChannel ch = new EmbeddedChannel(new UdpQueryHandler(responder, new UdpQueues()));
+    byte[] q = query("www.example.test.");
+    // Enough replies to fill several reply buffers; each stays readable until it is released.
+    List<DatagramPacket> sent = new ArrayList<>();
+    for (int i = 0; i < 5000; i++) {
+      q[0] = (byte) (i >>> 8);
+      q[1] = (byte) i;
+      ch.writeInbound(new DatagramPacket(Unpooled.wrappedBuffer(q), SERVER, CLIENT));
+      sent.add(ch.readOutbound());
+    }
+    List<ByteBuf> buffers = new ArrayList<>();
+    for (int i = 0; i < sent.size(); i++) {
+      ByteBuf content = sent.get(i).content();
+      byte[] bytes = new byte[content.readableBytes()];
+      content.getBytes(content.readerIndex(), bytes);
+      Message m = new Message(bytes);
+      assertEquals(i & 0xffff, m.getHeader().getID(), "reply " + i + " intact");
+      assertEquals(Rcode.NOERROR, m.getRcode());
+      buffers.add(content);
+      sent.get(i).release();
+    }
+    assertFalse(ch.finishAndReleaseAll());
+    for (ByteBuf b : buffers) {
+      assertEquals(0, b.refCnt(), "every reply buffer released");
+    }
   }
 
   @Test
@@ -103,7 +138,9 @@ class QueryHandlerLeakTest {
     ch.writeInbound(
         new DatagramPacket(Unpooled.wrappedBuffer(query("www.example.test.")), SERVER, CLIENT));
     DatagramPacket reply = ch.readOutbound();
-    assertTrue(reply.release());
+    // A slice of the handler's reply buffer: releasing it frees its share, not the buffer.
+    assertEquals(Rcode.NOERROR, new Message(ByteBufUtil.getBytes(reply.content())).getRcode());
+    reply.release();
     assertEquals(1, queues.sendQueueDrops());
     assertFalse(ch.finishAndReleaseAll());
   }

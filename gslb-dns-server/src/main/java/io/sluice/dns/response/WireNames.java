@@ -1,0 +1,89 @@
+package io.sluice.dns.response;
+
+import java.util.Map;
+import org.xbill.DNS.Name;
+
+/**
+ * An immutable table from domain names to values, looked up by a name as it sits in a packet
+ * (uncompressed wire form, any letter case) so that answering a query needs no dnsjava {@link
+ * Name}: one hash of the question's bytes, computed while the parser walks them, and a compare of
+ * the bytes. Keys are stored in canonical (lower-case) wire form; open addressing over flat arrays.
+ */
+final class WireNames<V> {
+  private final int[] hashes;
+  private final byte[][] keys;
+  private final Object[] values;
+  private final int mask;
+
+  private WireNames(Map<Name, V> entries) {
+    int size = Integer.highestOneBit(Math.max(2, entries.size() * 2 - 1)) << 1;
+    hashes = new int[size];
+    keys = new byte[size][];
+    values = new Object[size];
+    mask = size - 1;
+    for (Map.Entry<Name, V> e : entries.entrySet()) {
+      byte[] key = e.getKey().toWireCanonical();
+      int h = hash(key, 0, key.length);
+      int i = h & mask;
+      while (keys[i] != null) {
+        i = (i + 1) & mask;
+      }
+      hashes[i] = h;
+      keys[i] = key;
+      values[i] = e.getValue();
+    }
+  }
+
+  /** A table of {@code entries}. */
+  static <V> WireNames<V> of(Map<Name, V> entries) {
+    return new WireNames<>(entries);
+  }
+
+  /**
+   * The value of the name in {@code b} at {@code off}, {@code len} bytes long with its root label,
+   * whose {@link #hash} is {@code hash}; null when there is none.
+   */
+  @SuppressWarnings("unchecked")
+  V get(byte[] b, int off, int len, int hash) {
+    for (int i = hash & mask; ; i = (i + 1) & mask) {
+      byte[] key = keys[i];
+      if (key == null) {
+        return null;
+      }
+      if (hashes[i] == hash && key.length == len && sameName(key, b, off)) {
+        return (V) values[i];
+      }
+    }
+  }
+
+  /** The value of {@code name}, or null. */
+  V get(Name name) {
+    byte[] key = name.toWireCanonical();
+    return get(key, 0, key.length, hash(key, 0, key.length));
+  }
+
+  /**
+   * The hash of {@code len} bytes of a wire-form name at {@code off}, ignoring ASCII letter case
+   * (length octets are below 64, so lower-casing leaves them alone).
+   */
+  static int hash(byte[] b, int off, int len) {
+    int h = 0x9e3779b9;
+    for (int i = off; i < off + len; i++) {
+      h = (h ^ lower(b[i])) * 0x01000193;
+    }
+    return h ^ (h >>> 15);
+  }
+
+  static int lower(byte c) {
+    return c >= 'A' && c <= 'Z' ? c + 32 : c & 0xff;
+  }
+
+  private static boolean sameName(byte[] key, byte[] b, int off) {
+    for (int i = 0; i < key.length; i++) {
+      if ((key[i] & 0xff) != lower(b[off + i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
