@@ -2,7 +2,9 @@ package io.sluice.it;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The samples of a Prometheus text-format (0.0.4) scrape: each series (name and sorted labels) with
@@ -84,6 +86,13 @@ final class PrometheusSamples {
   /** The value of one series; 0 when absent (a counter not incremented yet is not exported). */
   double value(String name, Map<String, String> labels) {
     return values.getOrDefault(key(name, labels), 0.0);
+  }
+
+  /** The sample names of the scrape ({@code _total}, {@code _bucket}, ... included). */
+  Set<String> names() {
+    Set<String> out = new TreeSet<>();
+    values.keySet().forEach(k -> out.add(k.substring(0, k.indexOf('{'))));
+    return out;
   }
 
   /** Every series of metric {@code name}, by key. */

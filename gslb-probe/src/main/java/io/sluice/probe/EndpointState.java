@@ -7,6 +7,7 @@ import io.sluice.core.health.Opinion;
 import io.sluice.probe.debounce.VantageTracker;
 import io.sluice.probe.debounce.VerdictGate;
 import io.sluice.probe.latency.LatencyWindow;
+import io.sluice.probe.quorum.QuorumResult;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -27,6 +28,9 @@ final class EndpointState {
   boolean checkedOnce;
   // The votes (quorum summary) the published reason was written with.
   String votes;
+  // The last combined votes, and when a result (local or from an agent) last came (wall clock).
+  QuorumResult lastVotes;
+  long lastResultMillis;
   long retryAtNanos;
 
   EndpointState(

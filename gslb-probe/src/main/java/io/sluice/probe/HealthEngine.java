@@ -10,6 +10,7 @@ import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditSink;
 import io.sluice.core.health.EndpointHealth;
 import io.sluice.core.health.Opinion;
+import io.sluice.core.health.ProbeEvidence;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.GslbMetrics;
@@ -105,6 +106,7 @@ final class HealthEngine {
   private boolean verdictsChanged;
   private int awaitingFirstResult;
   private volatile ProbeStatus status = ProbeStatus.STARTING;
+  private volatile Map<String, ProbeEvidence> evidence = Map.of();
 
   HealthEngine(
       TaskScheduler ts,
@@ -260,6 +262,8 @@ final class HealthEngine {
     }
     dirty.put(key, published);
     EndpointState st = new EndpointState(key, pool, e, h, gate, published);
+    // Until a first result comes, the evidence is as old as the endpoint's checks.
+    st.lastResultMillis = ts.ticker().currentTimeMillis();
     if (h.heartbeat() != null) {
       st.heartbeat =
           target(
@@ -356,6 +360,7 @@ final class HealthEngine {
         new Observation(
             local, t.kind(), r.ok(), r.rttMillis(), r.error(), ts.ticker().currentTimeMillis());
     st.latency.add(r.ok(), r.rttMillis());
+    st.lastResultMillis = o.atMillis();
     VantageTracker tracker = st.tracker(local);
     boolean fast = tracker.record(t.layer(), o, now);
     if (t == st.deciding() && !st.checkedOnce) {
@@ -400,6 +405,7 @@ final class HealthEngine {
       if (st == null || layer == null) {
         continue;
       }
+      st.lastResultMillis = ts.ticker().currentTimeMillis();
       st.tracker(v)
           .record(
               layer,
@@ -475,6 +481,7 @@ final class HealthEngine {
       return;
     }
     QuorumResult q = quorum.combine(opinions);
+    st.lastVotes = q;
     if (q.verdict() == Verdict.UNKNOWN) {
       if (!st.published.stale() && st.checkedOnce) {
         publish(
@@ -833,7 +840,9 @@ final class HealthEngine {
                     new ProbeStatus.VantageStatus(
                         o.vantage(), true, o.pathOk(), o.sinceMillis(), o.via())));
     List<ProbeStatus.HeldEndpoint> held = new ArrayList<>();
+    Map<String, ProbeEvidence> ev = new HashMap<>();
     for (EndpointState st : endpoints.values()) {
+      ev.put(st.key, evidence(st));
       if (st.gate.held(now)) {
         held.add(
             new ProbeStatus.HeldEndpoint(
@@ -860,10 +869,31 @@ final class HealthEngine {
             vs,
             held,
             cluster.status());
+    evidence = Map.copyOf(ev);
   }
 
   ProbeStatus status() {
     return status;
+  }
+
+  /** Per checked endpoint, the votes behind its verdict and the time of its last result. */
+  Map<String, ProbeEvidence> evidence() {
+    return evidence;
+  }
+
+  private static ProbeEvidence evidence(EndpointState st) {
+    QuorumResult q = st.lastVotes;
+    if (q == null) {
+      return new ProbeEvidence(0, 0, st.lastResultMillis);
+    }
+    int agreeing =
+        switch (st.published.verdict()) {
+          case UP -> q.up();
+          case SUSPECT -> q.suspect();
+          case DOWN -> q.down();
+          case UNKNOWN -> 0;
+        };
+    return new ProbeEvidence(q.eligible(), agreeing, st.lastResultMillis);
   }
 
   CountDownLatch initialRound() {

@@ -3,6 +3,7 @@ package io.sluice.probe;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.AuditSink;
 import io.sluice.core.health.Opinion;
+import io.sluice.core.health.ProbeEvidence;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.HealthPublisher;
@@ -15,6 +16,7 @@ import io.sluice.probe.check.CheckSource;
 import io.sluice.probe.quorum.ReportValidator;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
@@ -219,6 +221,14 @@ public final class ProbeService implements AutoCloseable {
   }
 
   private record ValidatorFor(SluiceConfig config, ReportValidator validator) {}
+
+  /**
+   * Per checked endpoint key, the vantages behind its verdict and when its last result came;
+   * refreshed every few seconds, never blocks.
+   */
+  public Map<String, ProbeEvidence> evidence() {
+    return engine.evidence();
+  }
 
   /** What the probe engine shows operators; never blocks. */
   public ProbeStatus status() {

@@ -6,6 +6,13 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.sluice.core.config.EndpointConfig;
+import io.sluice.core.config.PoolConfig;
+import io.sluice.core.config.ServiceConfig;
+import io.sluice.core.config.ServicePoolConfig;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.ZoneConfig;
+import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.DnsSocketStats;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.RateLimitAction;
@@ -14,6 +21,10 @@ import io.sluice.core.spi.TcpCloseReason;
 import io.sluice.core.spi.TransferKind;
 import io.sluice.core.spi.TransferOutcome;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToDoubleFunction;
@@ -48,6 +59,32 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
       "Bytes waiting in the UDP queues: queries in the kernel, replies in the server";
 
   private final MeterRegistry registry;
+
+  /** The policy events, the check kinds and the ramp kinds: fixed label sets. */
+  private static final List<String> POLICY_EVENTS =
+      List.of(
+          "fail-open",
+          "fail-closed",
+          "drained-last-resort",
+          "residency-last-resort",
+          "last-decision",
+          "planner-failed");
+
+  private static final List<String> CHECK_KINDS = List.of("heartbeat", "fullLink", "canary");
+  private static final List<String> RAMP_KINDS = List.of("weights", "move", "failover", "failback");
+
+  /**
+   * Probe agents name their vantage in each report: past this many distinct names, the probe path
+   * gauge of a new name is labelled {@value #OTHER_VANTAGE}, so a token holder cannot add series
+   * without bound.
+   */
+  static final int MAX_VANTAGES = 256;
+
+  static final String OTHER_VANTAGE = "other";
+
+  /** The service label of a rollback of every service. */
+  private static final String ALL = "all";
+
   private final DnsQueryMeters dnsQueries;
   private final Counter[] tcpClosed;
   private final AtomicLong tcpOpen = new AtomicLong();
@@ -70,6 +107,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Timer> probeDuration;
   private final Timer probeLag;
   private final MeterCache<AtomicLong> pathImpaired;
+  private final Set<String> vantages = ConcurrentHashMap.newKeySet();
   private final MeterCache<Counter> verdictChanges;
   private final MeterCache<Counter> rampSteps;
   private final MeterCache<AtomicLong> rampPercent;
@@ -78,8 +116,9 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Counter> policyEvents;
   private final MeterCache<Counter> rollbacks;
   private final MeterCache<Timer> rollbackDuration;
-  private final MeterCache<AtomicLong> ttl;
   private final MeterCache<Counter> reloads;
+  private final MeterCache<Counter> rampsStarted;
+  private final AtomicLong lastReloadOk = new AtomicLong(1);
   private final MeterCache<Counter> transfers;
   private final MeterCache<Counter> notifies;
   private final MeterCache<Counter> httpsRequests;
@@ -229,18 +268,6 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
             "sluice.pool.load.age",
             "Age of a pool's last load report; above load.staleAfter it is ignored",
             "seconds");
-    ttl =
-        new MeterCache<>(
-            1,
-            l -> {
-              AtomicLong value = new AtomicLong();
-              Gauge.builder("sluice.dns.ttl.served", value, AtomicLong::get)
-                  .description("TTL currently served for a service")
-                  .baseUnit("seconds")
-                  .tags("service", l[0])
-                  .register(registry);
-              return value;
-            });
     reloads =
         new MeterCache<>(
             1,
@@ -248,6 +275,19 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                 Counter.builder("sluice.config.reloads")
                     .description("Configuration reloads, by result (ok, rejected)")
                     .tags("result", l[0])
+                    .register(registry));
+    reloads.get("ok");
+    reloads.get("rejected");
+    Gauge.builder("sluice.config.last.reload.successful", lastReloadOk, AtomicLong::get)
+        .description("1 unless the last configuration reload was rejected")
+        .register(registry);
+    rampsStarted =
+        new MeterCache<>(
+            2,
+            l ->
+                Counter.builder("sluice.traffic.ramps.started")
+                    .description("Ramps started, by kind (weights, move, failover, failback)")
+                    .tags("service", l[0], "kind", l[1])
                     .register(registry));
     transfers =
         new MeterCache<>(
@@ -274,6 +314,54 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                         "Requests on the DoH/HTTPDNS listener, by endpoint, method and HTTP status")
                     .tags("endpoint", l[0], "method", l[1], "status", l[2])
                     .register(registry));
+  }
+
+  /**
+   * Registers at zero every series of a label tuple {@code config} implies (its services, pools and
+   * checked endpoints), so that a rate or increase over them sees the first event. Series of
+   * services and endpoints a reload removed stay until restart.
+   */
+  void prepare(SluiceConfig config) {
+    for (ZoneConfig z : config.zones()) {
+      for (ServiceConfig svc : z.services()) {
+        String name = svc.fqdn(z.origin());
+        for (ServicePoolConfig sp : svc.pools()) {
+          answers.get(name, sp.pool());
+        }
+        regionAnswers.get(name);
+        for (String event : POLICY_EVENTS) {
+          policyEvents.get(name, event);
+        }
+        rampSteps.get(name);
+        rampPercent.get(name);
+        rollbacks.get(name);
+        rollbackDuration.get(name);
+        for (String kind : RAMP_KINDS) {
+          rampsStarted.get(name, kind);
+        }
+      }
+    }
+    rollbacks.get(ALL);
+    rollbackDuration.get(ALL);
+    for (String kind : CHECK_KINDS) {
+      probeDuration.get(kind);
+      probeChecks.get(kind, "ok", "ok");
+    }
+    pathImpaired.get(vantageLabel(config.localVantage()));
+    for (Map.Entry<String, PoolConfig> p : config.pools().entrySet()) {
+      for (EndpointConfig e : p.getValue().endpoints()) {
+        boolean checked = !(e.health() != null ? e.health() : p.getValue().health()).unchecked();
+        String key = PoolConfig.endpointKey(p.getKey(), e);
+        for (Verdict from : Verdict.values()) {
+          for (Verdict to : Verdict.values()) {
+            // Verdicts change to UNKNOWN never, and only checked endpoints change at all.
+            if (checked && from != to && to != Verdict.UNKNOWN) {
+              verdictChanges.get(key, from.name(), to.name());
+            }
+          }
+        }
+      }
+    }
   }
 
   private static RegionCounters regionCounters(MeterRegistry registry, String service) {
@@ -401,12 +489,26 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
 
   @Override
   public void probePathImpaired(String vantage, boolean impaired) {
-    pathImpaired.get(vantage).set(impaired ? 1 : 0);
+    pathImpaired.get(vantageLabel(vantage)).set(impaired ? 1 : 0);
+  }
+
+  private String vantageLabel(String vantage) {
+    if (vantages.contains(vantage)
+        || (vantages.size() < MAX_VANTAGES && vantages.add(vantage))
+        || vantages.contains(vantage)) {
+      return vantage;
+    }
+    return OTHER_VANTAGE;
   }
 
   @Override
   public void verdictChange(String endpoint, String from, String to) {
     verdictChanges.get(endpoint, from, to).increment();
+  }
+
+  @Override
+  public void rampStarted(String service, String kind) {
+    rampsStarted.get(service, kind).increment();
   }
 
   @Override
@@ -422,7 +524,8 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
 
   @Override
   public void rollback(String service, long nanos) {
-    String s = service == null ? "all" : service;
+    // The state writer names a rollback of every service "*".
+    String s = service == null || "*".equals(service) ? ALL : service;
     rollbacks.get(s).increment();
     rollbackDuration.get(s).record(nanos, TimeUnit.NANOSECONDS);
   }
@@ -450,11 +553,6 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   }
 
   @Override
-  public void servedTtl(String service, long seconds) {
-    ttl.get(service).set(seconds);
-  }
-
-  @Override
   public void storeHealthy(boolean healthy) {
     storeHealthy.set(healthy ? 1 : 0);
   }
@@ -462,6 +560,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   @Override
   public void configReload(boolean ok) {
     reloads.get(ok ? "ok" : "rejected").increment();
+    lastReloadOk.set(ok ? 1 : 0);
   }
 
   @Override

@@ -8,6 +8,8 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The process's Prometheus registry with JVM metrics bound, and the {@link MicrometerGslbMetrics}
@@ -18,6 +20,7 @@ public final class PrometheusMetrics implements AutoCloseable {
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final JvmGcMetrics gc = new JvmGcMetrics();
   private final MicrometerGslbMetrics gslb;
+  private final List<Runnable> beforeScrape = new CopyOnWriteArrayList<>();
 
   public PrometheusMetrics() {
     new JvmMemoryMetrics().bindTo(registry);
@@ -39,8 +42,14 @@ public final class PrometheusMetrics implements AutoCloseable {
     return registry;
   }
 
+  /** Runs {@code refresh} before every scrape (gauges computed from the current state). */
+  public void beforeScrape(Runnable refresh) {
+    beforeScrape.add(refresh);
+  }
+
   /** Every metric in the Prometheus text exposition format (version 0.0.4). */
   public String scrape() {
+    beforeScrape.forEach(Runnable::run);
     return registry.scrape();
   }
 

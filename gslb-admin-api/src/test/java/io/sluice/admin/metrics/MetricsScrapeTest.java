@@ -43,7 +43,6 @@ class MetricsScrapeTest {
       g.rampStep("app.example.com.", 5);
       g.rampStep("app.example.com.", 20);
       g.rollback("app.example.com.", TimeUnit.MILLISECONDS.toNanos(250));
-      g.servedTtl("app.example.com.", 10);
       g.configReload(true);
       g.policyEvent(svc, "fail-open");
       g.policyEvent(svc, "fail-open");
@@ -160,7 +159,6 @@ class MetricsScrapeTest {
       assertEquals(1, value(after, "sluice_traffic_rollbacks_total", "service", svc));
       assertEquals(
           0.25, value(after, "sluice_traffic_rollback_duration_seconds_sum", "service", svc), 1e-9);
-      assertEquals(10, value(after, "sluice_dns_ttl_served_seconds", "service", svc));
       assertEquals(1, value(after, "sluice_config_reloads_total", "result", "ok"));
       assertTrue(after.keySet().stream().anyMatch(k -> k.startsWith("jvm_memory_used_bytes{")));
       assertTrue(after.keySet().stream().anyMatch(k -> k.startsWith("process_cpu_usage{")));

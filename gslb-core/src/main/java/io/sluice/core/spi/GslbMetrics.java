@@ -74,6 +74,12 @@ public interface GslbMetrics {
   /** A verdict changed. */
   default void verdictChange(String endpoint, String from, String to) {}
 
+  /**
+   * A ramp of {@code kind} ({@code weights}, {@code move}, {@code failover}, {@code failback})
+   * started.
+   */
+  default void rampStarted(String service, String kind) {}
+
   /** A ramp advanced a step. */
   default void rampStep(String service, double percent) {}
 
@@ -93,9 +99,6 @@ public interface GslbMetrics {
    * load older than the pool's {@code load.staleAfter} is ignored by the capacity step.
    */
   default void poolLoad(String pool, double load, double ageSeconds) {}
-
-  /** The TTL a service currently serves. */
-  default void servedTtl(String service, long ttl) {}
 
   /** A configuration reload was attempted. */
   default void configReload(boolean ok) {}

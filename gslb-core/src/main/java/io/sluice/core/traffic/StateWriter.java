@@ -171,7 +171,6 @@ final class StateWriter {
       }
     }
     store.update(s -> s.withTraffic(PlanProjection.project(state, s.config())));
-    reportTtls(state);
     metrics.storeHealthy(problem == null);
   }
 
@@ -509,7 +508,6 @@ final class StateWriter {
     if ("rollback".equals(o.action()) || "reject".equals(o.action())) {
       metrics.rollback(o.service() == null ? "*" : o.service(), System.nanoTime() - startedNanos);
     }
-    reportTtls(state);
     return result[0];
   }
 
@@ -734,7 +732,6 @@ final class StateWriter {
       healthy();
     }
     publishedRevision = appliedRevision;
-    reportTtls(state);
     return out[0];
   }
 
@@ -822,7 +819,6 @@ final class StateWriter {
         store.update(s -> s.withTraffic(PlanProjection.project(state, s.config())));
         unpublished = false;
         publishedRevision = appliedRevision;
-        reportTtls(state);
       }
     }
   }
@@ -992,7 +988,6 @@ final class StateWriter {
       // cache() reports instead of throwing for a committed record; nothing else here throws.
       LOG.log(System.Logger.Level.ERROR, "adopting shared state revision failed", x);
     }
-    reportTtls(state);
     adopted.run();
   }
 
@@ -1237,15 +1232,5 @@ final class StateWriter {
       d.put("sharesRestoredByMillis", r.endedMillis() + cfg.traffic().shiftTtl() * 1000);
     }
     return d;
-  }
-
-  private void reportTtls(ControlState cs) {
-    for (Map.Entry<String, ServiceConfig> e :
-        PlanProjection.services(store.current().config()).entrySet()) {
-      metrics.servedTtl(
-          e.getKey(),
-          PlanProjection.servedTtl(
-              PlanProjection.plan(cs.service(e.getKey()), e.getValue()), e.getValue()));
-    }
   }
 }

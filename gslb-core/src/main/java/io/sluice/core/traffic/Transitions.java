@@ -33,6 +33,7 @@ final class Transitions {
       Map<String, Object> details) {
     Ramp first = r.at(0, now);
     first = first.withRecord(Switches.step(r.record(), "step", r.percent(0), now, null));
+    metrics.rampStarted(name, r.kind().wire());
     metrics.rampStep(name, r.percent(0));
     ServiceControl next = beginShift(sc.withRamp(first), now);
     return new Outcome(

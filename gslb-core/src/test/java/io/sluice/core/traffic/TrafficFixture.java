@@ -44,14 +44,8 @@ final class TrafficFixture implements AutoCloseable {
 
   /** Metrics that remember the last value per service. */
   static final class RecordingMetrics implements GslbMetrics {
-    final Map<String, Long> ttl = new ConcurrentHashMap<>();
     final Map<String, Double> lastStep = new ConcurrentHashMap<>();
     volatile long rollbacks;
-
-    @Override
-    public void servedTtl(String service, long t) {
-      ttl.put(service, t);
-    }
 
     @Override
     public void rampStep(String service, double percent) {

@@ -5,6 +5,7 @@ import io.sluice.admin.cli.NodeRecord;
 import io.sluice.admin.metrics.ClusterMeters;
 import io.sluice.admin.metrics.DivergenceMeters;
 import io.sluice.admin.metrics.PrometheusMetrics;
+import io.sluice.admin.metrics.StateMeters;
 import io.sluice.admin.rest.AdminServer;
 import io.sluice.cluster.ClusterHealth;
 import io.sluice.cluster.ClusterMembership;
@@ -203,6 +204,10 @@ public final class SluiceRuntime implements AutoCloseable {
       probes =
           ProbeService.start(
               store, traffic.healthPublisher(), traffic.auditSink(), gslb, Ticker.SYSTEM, opinions);
+      // State gauges (verdicts, usable endpoints, freezes, ramps, pending confirmations), computed
+      // at each scrape from the published state.
+      StateMeters.register(
+          metrics, store, traffic.controller()::state, probes::evidence, Ticker.SYSTEM);
       loads =
           PoolLoadFeed.create(
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
