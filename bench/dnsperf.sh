@@ -4,7 +4,8 @@
 # KIND is static (static.example.test A), www, geo (with ECS 10.2.0.0/24), geo-subnets (geo with
 # 1024 different ECS client subnets, the query file of bench/peers/gen-queries.py) or mix (a blend
 # of static, service, AAAA, MX, SOA, NS, TXT and ~6% NXDOMAIN names). Defaults: 5306 20 static.
-# CLIENTS and OUTSTANDING set dnsperf's -c and -q (20 and 500).
+# CLIENTS and OUTSTANDING set dnsperf's -c and -q (20 and 500); RATE caps the queries per second
+# (dnsperf -Q; default: as fast as answers come back).
 set -euo pipefail
 port=${1:-5306}
 seconds=${2:-20}
@@ -40,5 +41,8 @@ case "$kind" in
     ;;
   *) echo "unknown kind '$kind' (static, www, geo, geo-subnets, mix)" >&2; exit 2 ;;
 esac
+if [ -n "${RATE:-}" ]; then
+  extra+=(-Q "$RATE")
+fi
 dnsperf -s 127.0.0.1 -p "$port" -d "$queries" -l "$seconds" \
   -c "${CLIENTS:-20}" -q "${OUTSTANDING:-500}" "${extra[@]}"

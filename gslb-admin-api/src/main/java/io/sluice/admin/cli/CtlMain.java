@@ -43,7 +43,8 @@ public final class CtlMain {
           "config",
           "verify",
           "cluster",
-          "hash-token");
+          "hash-token",
+          "rotate-cookie-secret");
 
   /** Options that, before any command, are the root's own: its help lists every command. */
   private static final Set<String> ROOT_ONLY = Set.of("-h", "--help", "-V", "--version");
@@ -89,6 +90,7 @@ public final class CtlMain {
       case "verify" -> new VerifyCommand();
       case "cluster" -> new ClusterCommand();
       case "hash-token" -> new HashTokenCommand();
+      case "rotate-cookie-secret" -> new RotateCookieSecretCommand();
       default -> throw new IllegalArgumentException("no command " + name);
     };
   }

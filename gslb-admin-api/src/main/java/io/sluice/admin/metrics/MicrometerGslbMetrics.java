@@ -1,6 +1,7 @@
 package io.sluice.admin.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -12,6 +13,7 @@ import io.sluice.core.config.ServicePoolConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.ZoneConfig;
 import io.sluice.core.health.Verdict;
+import io.sluice.core.spi.DnsSocketStats;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.RateLimitAction;
 import io.sluice.core.spi.RateLimitKind;
@@ -25,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToDoubleFunction;
 
 /**
  * {@link GslbMetrics} bound to Micrometer. Meters are created on first use of a label tuple and
@@ -49,9 +52,23 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     Duration.ofSeconds(10)
   };
 
+  private static final String DROPPED_HELP =
+      "DNS queries or replies dropped unanswered under overload: by the kernel because a UDP"
+          + " receive buffer was full, or by the server because its send queue was full";
+  private static final String UDP_QUEUE_HELP =
+      "Bytes waiting in the UDP queues: queries in the kernel, replies in the server";
+
+  private final MeterRegistry registry;
+
   /** The policy events, the check kinds and the ramp kinds: fixed label sets. */
   private static final List<String> POLICY_EVENTS =
-      List.of("fail-open", "fail-closed", "drained-last-resort", "residency-last-resort");
+      List.of(
+          "fail-open",
+          "fail-closed",
+          "drained-last-resort",
+          "residency-last-resort",
+          "last-decision",
+          "planner-failed");
 
   private static final List<String> CHECK_KINDS = List.of("heartbeat", "fullLink", "canary");
   private static final List<String> RAMP_KINDS = List.of("weights", "move", "failover", "failback");
@@ -124,6 +141,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
 
   /** Meters registered in {@code registry}; the per-query DNS meters collect in its scrape. */
   public MicrometerGslbMetrics(PrometheusMeterRegistry registry) {
+    this.registry = registry;
     dnsQueries = new DnsQueryMeters(registry, registry.getPrometheusRegistry());
     TcpCloseReason[] reasons = TcpCloseReason.values();
     tcpClosed = new Counter[reasons.length];
@@ -223,7 +241,8 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                 Counter.builder("sluice.policy.events")
                     .description(
                         "Answers the chain could not give normally (fail-open, fail-closed,"
-                            + " drained-last-resort, residency-last-resort)")
+                            + " drained-last-resort, residency-last-resort, last-decision,"
+                            + " planner-failed)")
                     .tags("service", l[0], "event", l[1])
                     .register(registry));
     rollbacks =
@@ -400,6 +419,30 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
       case DROPPED -> rrlDropped[kind.ordinal()].increment();
       case LOGGED -> {}
     }
+  }
+
+  @Override
+  public void dnsSockets(DnsSocketStats stats) {
+    droppedCounter(stats, "receive_buffer", DnsSocketStats::receiveBufferDrops);
+    droppedCounter(stats, "send_queue", DnsSocketStats::sendQueueDrops);
+    udpQueueGauge(stats, "receive", DnsSocketStats::receiveQueueBytes);
+    udpQueueGauge(stats, "send", DnsSocketStats::sendQueueBytes);
+  }
+
+  private void droppedCounter(
+      DnsSocketStats stats, String reason, ToDoubleFunction<DnsSocketStats> count) {
+    FunctionCounter.builder("sluice.dns.dropped", stats, count)
+        .description(DROPPED_HELP)
+        .tags("reason", reason)
+        .register(registry);
+  }
+
+  private void udpQueueGauge(
+      DnsSocketStats stats, String direction, ToDoubleFunction<DnsSocketStats> bytes) {
+    Gauge.builder("sluice.dns.udp.queue.bytes", stats, bytes)
+        .description(UDP_QUEUE_HELP)
+        .tags("direction", direction)
+        .register(registry);
   }
 
   @Override

@@ -26,6 +26,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.sluice.admin.auth.FailedAuthLimiter;
+import io.sluice.admin.auth.Role;
 import io.sluice.admin.auth.TokenAuthenticator;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.core.config.AdminConfig;
@@ -38,6 +39,8 @@ import io.sluice.core.control.ControlPlane;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.spi.ClusterMembers;
+import io.sluice.core.spi.CookieRotation;
+import io.sluice.core.spi.CookieSecretExchange;
 import io.sluice.core.spi.DecisionExplainer;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
@@ -86,6 +89,7 @@ public final class AdminServer implements AutoCloseable {
   private final AdminHandler handler;
   private volatile boolean ready;
   private volatile ClusterMembers cluster = ClusterMembers.NONE;
+  private volatile CookieRotation cookieRotation;
   private EventLoopGroup loop;
   private final ThreadPoolExecutor reads;
   private final ThreadPoolExecutor commands;
@@ -123,6 +127,14 @@ public final class AdminServer implements AutoCloseable {
     new ReadRoutes(store, control, explainer).register(router);
     new CommandRoutes(store, control, bodies).register(router);
     new ClusterRoutes(() -> cluster, ticker).register(router);
+    router.add(
+        "POST",
+        API_PREFIX + "/dns/cookies/rotate",
+        Role.ADMIN,
+        req -> {
+          bodies.read(req.body(), CommandRoutes.ChangeBody.class);
+          return rotateCookies(cookieRotation);
+        });
     new SystemRoutes(
             store, reloader, probeSink, metrics, bodies, () -> ready, control::storeProblem)
         .register(router, config.metricsPublic());
@@ -208,6 +220,39 @@ public final class AdminServer implements AutoCloseable {
   public AdminServer withCluster(ClusterMembers members) {
     this.cluster = members;
     return this;
+  }
+
+  /**
+   * Lets {@code POST /api/v1/dns/cookies/rotate} (admin role) rotate the DNS cookie secret of the
+   * whole cluster through {@code rotation}; without it (a single node, whose secret is a file
+   * rotated with a reload) the route answers 409.
+   */
+  public AdminServer withCookieRotation(CookieRotation rotation) {
+    this.cookieRotation = rotation;
+    return this;
+  }
+
+  private static ApiResponse rotateCookies(CookieRotation rotation) {
+    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    if (rotation == null) {
+      m.put("error", "not_clustered");
+      m.put(
+          "message",
+          "a single node's cookie secret is its dns.cookies.secretFile: rotate it with"
+              + " previousSecretFile and a reload (docs/dns.md)");
+      return ApiResponse.json(409, m);
+    }
+    try {
+      CookieSecretExchange.Secrets s = rotation.rotate();
+      m.put("rotated", true);
+      m.put("fingerprint", s.fingerprint());
+      m.put("previousAccepted", s.previous() != null);
+      return ApiResponse.ok(m);
+    } catch (java.io.IOException e) {
+      m.put("error", "cluster_unavailable");
+      m.put("message", "the secret was not rotated: " + e.getMessage());
+      return ApiResponse.json(503, m);
+    }
   }
 
   /**

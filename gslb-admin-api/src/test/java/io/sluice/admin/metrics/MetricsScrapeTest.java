@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.admin.testing.AdminFixture;
+import io.sluice.core.spi.DnsSocketStats;
 import io.sluice.core.spi.TcpCloseReason;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -161,6 +162,46 @@ class MetricsScrapeTest {
       assertEquals(1, value(after, "sluice_config_reloads_total", "result", "ok"));
       assertTrue(after.keySet().stream().anyMatch(k -> k.startsWith("jvm_memory_used_bytes{")));
       assertTrue(after.keySet().stream().anyMatch(k -> k.startsWith("process_cpu_usage{")));
+    }
+  }
+
+  @Test
+  void udpQueuesAndOverloadDropsAreReadAtScrape() throws Exception {
+    try (AdminFixture f = new AdminFixture()) {
+      java.util.concurrent.atomic.AtomicLong kernelDrops =
+          new java.util.concurrent.atomic.AtomicLong();
+      f.metrics
+          .gslb()
+          .dnsSockets(
+              new DnsSocketStats() {
+                @Override
+                public long receiveQueueBytes() {
+                  return 4096;
+                }
+
+                @Override
+                public long receiveBufferDrops() {
+                  return kernelDrops.get();
+                }
+
+                @Override
+                public long sendQueueBytes() {
+                  return 0;
+                }
+
+                @Override
+                public long sendQueueDrops() {
+                  return 3;
+                }
+              });
+      kernelDrops.set(1234);
+      Map<String, Double> m = PrometheusText.parse(f.get("/metrics", AdminFixture.VIEWER).body());
+      assertEquals(1234, value(m, "sluice_dns_dropped_total", "reason", "receive_buffer"));
+      assertEquals(3, value(m, "sluice_dns_dropped_total", "reason", "send_queue"));
+      assertEquals(4096, value(m, "sluice_dns_udp_queue_bytes", "direction", "receive"));
+      assertTrue(
+          m.containsKey(
+              PrometheusText.key("sluice_dns_udp_queue_bytes", Map.of("direction", "send"))));
     }
   }
 

@@ -126,6 +126,8 @@ class RouteAuthorizationTest {
               "{}",
               Role.OPERATOR),
           new Call("POST", "/api/v1/config/reload", "/api/v1/config/reload", "{}", Role.ADMIN),
+          new Call(
+              "POST", "/api/v1/dns/cookies/rotate", "/api/v1/dns/cookies/rotate", "{}", Role.ADMIN),
           new Call("GET", "/api/v1/config/versions", "/api/v1/config/versions", null, Role.VIEWER),
           new Call(
               "GET",
@@ -176,6 +178,9 @@ class RouteAuthorizationTest {
   void start() throws Exception {
     // A generous failure budget: this test sends many refused requests on purpose.
     f = new AdminFixture("  authFailuresPerMinute: 1000");
+    // As on a cluster node, so the allowed roles get the rotation's 200 (a single node: 409).
+    f.server.withCookieRotation(
+        () -> new io.sluice.core.spi.CookieSecretExchange.Secrets(new byte[16], new byte[16]));
     f.control.addSwitchRecord(
         new SwitchRecord(
             "sw-1",

@@ -35,6 +35,12 @@ public interface GslbMetrics {
   default void dnsTcpOpen(int open) {}
 
   /**
+   * The DNS listeners are bound; their queues and drops are read from {@code stats} whenever
+   * metrics are scraped.
+   */
+  default void dnsSockets(DnsSocketStats stats) {}
+
+  /**
    * Response rate limiting found a UDP response of {@code kind} over its limit and did {@code
    * action} with it.
    */
@@ -82,7 +88,9 @@ public interface GslbMetrics {
 
   /**
    * A policy event on one served answer: {@code fail-open}, {@code fail-closed}, {@code
-   * drained-last-resort} or {@code residency-last-resort}.
+   * drained-last-resort}, {@code residency-last-resort}, or, when the planner failed, {@code
+   * last-decision} (the service's last answer was served again) or {@code planner-failed}
+   * (SERVFAIL: nothing to fall back to).
    */
   default void policyEvent(String service, String event) {}
 

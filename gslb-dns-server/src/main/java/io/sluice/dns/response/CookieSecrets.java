@@ -5,6 +5,7 @@ import io.sluice.core.config.CookieConfig;
 import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.TokenFile;
+import io.sluice.core.spi.CookieSecretExchange.Secrets;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,8 +29,7 @@ public final class CookieSecrets {
    * The cookies of {@code config}, its files resolved against {@code stateDir}; a missing current
    * secret file is created. Every problem of both files is reported at once.
    */
-  static ServerCookies load(CookieConfig config, Path stateDir, String source)
-      throws ConfigException {
+  static Secrets load(CookieConfig config, Path stateDir, String source) throws ConfigException {
     Path current = stateDir.resolve(config.secretFile());
     Problems problems = new Problems(source);
     byte[] secret = null;
@@ -40,7 +40,7 @@ public final class CookieSecrets {
     }
     byte[] previous = readPrevious(config, stateDir, source, problems);
     problems.throwIfAny();
-    return new ServerCookies(secret, previous);
+    return new Secrets(secret, previous);
   }
 
   /**

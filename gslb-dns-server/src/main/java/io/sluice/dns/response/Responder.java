@@ -57,10 +57,23 @@ public final class Responder {
 
   private final AnswerPlanner planner;
   private volatile boolean plannerFailureLogged;
+  private volatile boolean missingZonesLogged;
+
+  /** The zone data of the latest snapshot that carried some. */
+  private volatile ServedZones lastServed;
+
   private final GslbMetrics metrics;
   private final SnapshotStore store;
   private final ServedZones fallback;
   private final Ticker ticker;
+
+  /**
+   * Per address family, each service's last address answer, served when the planner fails. Keyed by
+   * configured service names only, so bounded; kept across reloads, since a planner that fails
+   * right after a reload is the case it is for.
+   */
+  private final List<ConcurrentHashMap<String, LastDecision>> lastDecisions =
+      List.of(new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
 
   /** The zone data of the snapshot queries read last; see {@link #zonesOf}. */
   private LastZones lastZones;
@@ -117,15 +130,33 @@ public final class Responder {
     return served(store == null ? null : store.current()).index;
   }
 
+  /**
+   * The zone data of {@code snapshot}. A snapshot published without any (a bug in a writer) is
+   * answered from the zone data seen last rather than not at all; only a responder that never saw
+   * any fails.
+   */
   private ServedZones served(Snapshot snapshot) {
     ServedZones z = snapshot == null ? null : snapshot.artifacts().get(ServedZones.class);
     if (z != null) {
+      if (z != lastServed) {
+        lastServed = z; // once per configuration: the previous one is not kept reachable
+      }
       return z;
     }
-    if (fallback == null) {
+    if (fallback != null) {
+      return fallback;
+    }
+    ServedZones last = lastServed;
+    if (last == null) {
       throw new IllegalStateException("snapshot " + snapshot.version() + " carries no zone data");
     }
-    return fallback;
+    if (!missingZonesLogged) {
+      missingZonesLogged = true;
+      log.error(
+          "snapshot {} carries no zone data; answering from the previous one (logged once)",
+          snapshot.version());
+    }
+    return last;
   }
 
   /**
@@ -202,7 +233,7 @@ public final class Responder {
   private void cookie(
       ResponderSettings settings, Query q, byte[] in, byte[] ip, Transport transport) {
     long now = ticker.currentTimeMillis() / 1000;
-    ServerCookies cookies = settings.cookies();
+    ServerCookies cookies = settings.cookies().cookies();
     int check = cookies.check(in, q.cookieAt, q.cookieLength, ip, now);
     q.cookieValid = check != ServerCookies.INVALID;
     q.cookie =
@@ -452,19 +483,56 @@ public final class Responder {
   }
 
   private Decision plan(Snapshot snapshot, String service, AddressFamily family, ClientInfo who) {
+    Decision d;
     try {
-      return snapshot == null
-          ? planner.plan(service, family, who)
-          : planner.plan(snapshot, service, family, who);
+      d =
+          snapshot == null
+              ? planner.plan(service, family, who)
+              : planner.plan(snapshot, service, family, who);
     } catch (RuntimeException e) {
-      // A planner bug must not silence the name; SERVFAIL lets resolvers try another server.
-      if (!plannerFailureLogged) {
-        plannerFailureLogged = true;
-        log.warn("planner failed for {}; answering SERVFAIL (logged once)", service, e);
-      }
-      return PLANNER_FAILED;
+      return lastDecision(service, family, e);
+    }
+    if (d.outcome() == Decision.Outcome.ANSWER) {
+      remember(snapshot, service, family, d);
+    }
+    return d;
+  }
+
+  /**
+   * Keeps {@code d} as the service's answer to fall back to. At most one write per service and
+   * family per snapshot version (a health or traffic change), so the query path mostly reads: the
+   * kept answer is one some client got from that version, which is as fresh as it can be.
+   */
+  private void remember(Snapshot snapshot, String service, AddressFamily family, Decision d) {
+    ConcurrentHashMap<String, LastDecision> last = lastDecisions.get(family.ordinal());
+    LastDecision known = last.get(service);
+    long version = snapshot == null ? -1 : snapshot.version();
+    if (known == null || known.version != version || (snapshot == null && known.decision != d)) {
+      last.put(service, new LastDecision(version, d));
     }
   }
+
+  /**
+   * The answer for a service whose planner failed: the last address answer it gave, so a planner
+   * bug or a snapshot missing the service's state keeps the name answered as it was; SERVFAIL
+   * (resolvers then try another server) only when the service never answered since start.
+   */
+  private Decision lastDecision(String service, AddressFamily family, RuntimeException e) {
+    LastDecision known = lastDecisions.get(family.ordinal()).get(service);
+    if (!plannerFailureLogged) {
+      plannerFailureLogged = true;
+      log.warn(
+          "planner failed for {}; answering {} (logged once)",
+          service,
+          known != null ? "its last answer" : "SERVFAIL",
+          e);
+    }
+    metrics.policyEvent(service, known != null ? "last-decision" : "planner-failed");
+    return known != null ? known.decision : PLANNER_FAILED;
+  }
+
+  /** A service's last address answer and the snapshot version it was decided in. */
+  private record LastDecision(long version, Decision decision) {}
 
   /**
    * NODATA for another type at a service name. Its SOA TTL is capped to the TTL the service serves
@@ -474,10 +542,15 @@ public final class Responder {
   private byte[] serviceNodata(
       Snapshot snapshot, ServedZones s, Query q, byte[] in, int limit, StaticAnswers.Node node) {
     Zone zone = node.zone();
-    long ttl =
-        snapshot == null
-            ? planner.servedTtl(node.service())
-            : planner.servedTtl(snapshot, node.service());
+    long ttl;
+    try {
+      ttl =
+          snapshot == null
+              ? planner.servedTtl(node.service())
+              : planner.servedTtl(snapshot, node.service());
+    } catch (RuntimeException e) {
+      ttl = -1; // a failing planner leaves the zone's own negative TTL, as for an unknown one
+    }
     int payload = s.settings.udpPayloadSize();
     if (ttl < 0 || ttl >= zone.negativeSoa().getTTL()) {
       return WireSplicer.splice(node.nodata().wire, q, in, limit, payload, 0, 0);

@@ -19,7 +19,7 @@ public record ResponderSettings(
     String chaosId,
     byte[] nsidOption,
     RateLimits rateLimits,
-    ServerCookies cookies,
+    CookieKeyring cookies,
     boolean requireCookie) {
 
   /**
@@ -28,6 +28,16 @@ public record ResponderSettings(
    * it runs off the query path, at start and on every reload.
    */
   public static ResponderSettings of(SluiceConfig config, String source) throws ConfigException {
+    return of(config, source, null);
+  }
+
+  /**
+   * As {@link #of(SluiceConfig, String)} on a cluster node whose cookie secrets live in {@code
+   * shared} (null on a single node): the configuration's secret files only seed it while it holds
+   * none, and reloads keep the cluster's secrets.
+   */
+  public static ResponderSettings of(SluiceConfig config, String source, CookieKeyring shared)
+      throws ConfigException {
     DnsConfig dns = config.dns();
     byte[] nsid = dns.nsidBytes();
     CookieConfig cookies = dns.cookies();
@@ -38,7 +48,19 @@ public record ResponderSettings(
         dns.chaos().id(),
         nsid == null ? null : EdnsOptions.option(EdnsOptions.NSID, nsid),
         new RateLimits(dns.rrl()),
-        cookies.enabled() ? CookieSecrets.load(cookies, stateDir, source) : null,
+        cookies.enabled() ? keyring(cookies, stateDir, source, shared) : null,
         cookies.enabled() && cookies.require());
+  }
+
+  private static CookieKeyring keyring(
+      CookieConfig cookies, Path stateDir, String source, CookieKeyring shared)
+      throws ConfigException {
+    if (shared == null) {
+      return CookieKeyring.fixed(CookieSecrets.load(cookies, stateDir, source));
+    }
+    if (shared.secrets() == null) {
+      shared.set(CookieSecrets.load(cookies, stateDir, source));
+    }
+    return shared;
   }
 }

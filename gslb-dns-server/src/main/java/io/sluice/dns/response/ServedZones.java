@@ -52,13 +52,22 @@ public final class ServedZones {
    * serial rule, and encode them.
    */
   public static ConfigCompiler compiler() {
+    return compiler(null);
+  }
+
+  /**
+   * As {@link #compiler()} on a cluster node, whose cookie secrets are {@code sharedCookies} (see
+   * {@link ResponderSettings#of(io.sluice.core.config.SluiceConfig, String, CookieKeyring)}).
+   */
+  public static ConfigCompiler compiler(CookieKeyring sharedCookies) {
     return (config, source, running, out) -> {
       // Zone transfers renumber the serials of the zones they offer (their serial rule), so the
       // SOA of every answer agrees with what secondaries transfer.
       TransferZones.Compiled t =
           TransferZones.compile(config, source, ZoneCompiler.compile(config, source), running);
       out.put(TransferZones.class, t.transfers());
-      out.put(ServedZones.class, build(t.index(), ResponderSettings.of(config, source)));
+      out.put(
+          ServedZones.class, build(t.index(), ResponderSettings.of(config, source, sharedCookies)));
     };
   }
 

@@ -8,6 +8,8 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
@@ -18,6 +20,7 @@ import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.core.config.DnsConfig;
+import io.sluice.core.spi.DnsSocketStats;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.dns.response.Responder;
@@ -46,6 +49,13 @@ public final class DnsServer implements AutoCloseable {
 
   private static final int DATAGRAMS_PER_READ = 16;
 
+  /**
+   * Replies a UDP socket holds while the kernel refuses them (its send buffer full): past the high
+   * mark new replies are dropped, so an overloaded node's memory stays bounded.
+   */
+  private static final WriteBufferWaterMark UDP_SEND_QUEUE =
+      new WriteBufferWaterMark(64 * 1024, 256 * 1024);
+
   /** Tries for a port free for UDP and TCP alike when the configured port is 0 (tests). */
   private static final int EPHEMERAL_BIND_ATTEMPTS = 10;
 
@@ -56,6 +66,7 @@ public final class DnsServer implements AutoCloseable {
   private final boolean epoll;
   private final AtomicInteger tcpConnections;
   private final TcpConnectionTable tcpTable;
+  private final UdpQueues udpQueues;
 
   private DnsServer(
       EventLoopGroup group,
@@ -64,7 +75,8 @@ public final class DnsServer implements AutoCloseable {
       int port,
       boolean epoll,
       AtomicInteger tcpConnections,
-      TcpConnectionTable tcpTable) {
+      TcpConnectionTable tcpTable,
+      UdpQueues udpQueues) {
     this.group = group;
     this.acceptGroup = acceptGroup;
     this.channels = channels;
@@ -72,6 +84,7 @@ public final class DnsServer implements AutoCloseable {
     this.epoll = epoll;
     this.tcpConnections = tcpConnections;
     this.tcpTable = tcpTable;
+    this.udpQueues = udpQueues;
   }
 
   /**
@@ -105,6 +118,7 @@ public final class DnsServer implements AutoCloseable {
         new TcpConnectionTable(
             dns.maxTcpConnections(), dns.maxTcpConnectionsPerSource(), tcpConnections, metrics);
     try {
+      UdpQueues queues = new UdpQueues();
       TcpChannelInitializer tcp =
           new TcpChannelInitializer(
               new TcpQueryHandler(
@@ -112,9 +126,12 @@ public final class DnsServer implements AutoCloseable {
               dns.tcpIdleTimeout().toNanos(),
               dns.tcpMessageTimeout().toNanos(),
               metrics);
-      int port = bindAll(dns, group, acceptGroup, epoll, threads, table, responder, tcp, channels);
+      int port =
+          bindAll(dns, group, acceptGroup, epoll, threads, table, responder, queues, tcp, channels);
+      queues.bound(channels.stream().filter(c -> !(c instanceof ServerChannel)).toList());
+      metrics.dnsSockets(queues);
       return new DnsServer(
-          group, acceptGroup, List.copyOf(channels), port, epoll, tcpConnections, table);
+          group, acceptGroup, List.copyOf(channels), port, epoll, tcpConnections, table, queues);
     } catch (Exception e) {
       // Includes a bind's BindException, which Netty rethrows unchecked.
       closeAll(group, acceptGroup, channels);
@@ -135,6 +152,7 @@ public final class DnsServer implements AutoCloseable {
       int threads,
       TcpConnectionTable table,
       Responder responder,
+      UdpQueues queues,
       TcpChannelInitializer tcp,
       List<Channel> channels)
       throws InterruptedException {
@@ -146,7 +164,7 @@ public final class DnsServer implements AutoCloseable {
           int sockets = epoll ? threads : 1;
           for (int i = 0; i < sockets; i++) {
             // A handler per socket: it keeps the socket's reply buffer.
-            UdpQueryHandler udp = new UdpQueryHandler(responder);
+            UdpQueryHandler udp = new UdpQueryHandler(responder, queues);
             Channel ch = udpBootstrap(group, epoll, dns, udp).bind(address, port).sync().channel();
             port = ((InetSocketAddress) ch.localAddress()).getPort();
             channels.add(ch);
@@ -180,7 +198,11 @@ public final class DnsServer implements AutoCloseable {
 
   private static Bootstrap udpBootstrap(
       EventLoopGroup group, boolean epoll, DnsConfig dns, UdpQueryHandler handler) {
-    Bootstrap b = new Bootstrap().group(group).handler(handler);
+    Bootstrap b =
+        new Bootstrap()
+            .group(group)
+            .handler(handler)
+            .option(ChannelOption.WRITE_BUFFER_WATER_MARK, UDP_SEND_QUEUE);
     if (dns.socketBufferBytes() > 0) {
       b.option(ChannelOption.SO_RCVBUF, dns.socketBufferBytes())
           .option(ChannelOption.SO_SNDBUF, dns.socketBufferBytes());
@@ -240,6 +262,11 @@ public final class DnsServer implements AutoCloseable {
   /** The addresses bound, one per socket. */
   public List<InetSocketAddress> boundAddresses() {
     return channels.stream().map(c -> (InetSocketAddress) c.localAddress()).toList();
+  }
+
+  /** The UDP listeners' queues and overload drops. */
+  public DnsSocketStats udpQueues() {
+    return udpQueues;
   }
 
   /** TCP connections open now. */

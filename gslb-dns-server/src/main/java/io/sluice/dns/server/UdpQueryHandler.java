@@ -12,8 +12,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Answers UDP queries on the event loop: copies each datagram into the loop's scratch buffer, asks
- * the {@link Responder}, writes the reply, and flushes once per read batch. Errors are logged and
- * the socket stays open. One per socket: it keeps that socket's reply buffer.
+ * the {@link Responder}, writes the reply, and flushes once per read batch; a reply the send queue
+ * has no room for is dropped and counted ({@link UdpQueues}). Errors are logged and the socket
+ * stays open. One per socket: it keeps that socket's reply buffer.
  */
 final class UdpQueryHandler extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(UdpQueryHandler.class);
@@ -22,6 +23,7 @@ final class UdpQueryHandler extends ChannelInboundHandlerAdapter {
   private static final int REPLY_BUFFER_BYTES = 64 * 1024;
 
   private final Responder responder;
+  private final UdpQueues queues;
 
   /**
    * The direct buffer replies are written into, one after the other; each reply is a slice of it,
@@ -29,8 +31,9 @@ final class UdpQueryHandler extends ChannelInboundHandlerAdapter {
    */
   private ByteBuf replies;
 
-  UdpQueryHandler(Responder responder) {
+  UdpQueryHandler(Responder responder, UdpQueues queues) {
     this.responder = responder;
+    this.queues = queues;
   }
 
   @Override
@@ -45,7 +48,11 @@ final class UdpQueryHandler extends ChannelInboundHandlerAdapter {
       byte[] in = Scratch.get(len);
       content.getBytes(content.readerIndex(), in, 0, len);
       byte[] out = responder.respond(in, len, packet.sender().getAddress(), Transport.UDP);
-      if (out != null) {
+      if (out != null && !ctx.channel().isWritable()) {
+        // The kernel refused earlier replies and they wait past the high-water mark: queueing
+        // more would grow memory without bound, and a late answer is worth no more than none.
+        queues.sendDropped();
+      } else if (out != null) {
         // A direct buffer goes to the socket as is; a heap buffer would be copied into one on the
         // write path anyway. No promise per reply: nobody waits for a datagram's write, and the
         // channel's own void

@@ -18,6 +18,7 @@ import io.sluice.core.config.history.ConfigStore;
 import io.sluice.core.config.history.FileConfigStore;
 import io.sluice.core.divergence.PeriodicDivergenceCheck;
 import io.sluice.core.health.PoolLoadFeed;
+import io.sluice.core.spi.CookieRotation;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.OpinionExchange;
 import io.sluice.core.spi.Ticker;
@@ -30,6 +31,7 @@ import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
 import io.sluice.dns.client.DnsjavaVerifier;
 import io.sluice.dns.https.HttpsSettings;
+import io.sluice.dns.response.CookieKeyring;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.dns.transfer.TransferZones;
 import io.sluice.policy.PolicyPlanner;
@@ -123,7 +125,10 @@ public final class SluiceRuntime implements AutoCloseable {
     // Everything that can reject the configuration thus runs before anything opens state or
     // sockets.
     List<ConfigCompiler> compilers = new ArrayList<>();
-    compilers.add(ServedZones.compiler());
+    // A cluster node's cookie secrets are the cluster's, set without a reload: one keyring for the
+    // node's life, which its configuration's secret files only seed.
+    CookieKeyring sharedCookies = config.clustered() ? new CookieKeyring() : null;
+    compilers.add(ServedZones.compiler(sharedCookies));
     compilers.add(HttpsSettings.compiler());
     compilers.add(PolicyPlanner.compiler());
     compilers.addAll(extra);
@@ -171,7 +176,9 @@ public final class SluiceRuntime implements AutoCloseable {
       // A cluster node shares its operator state through etcd; its state directory keeps its copy.
       // Its automatic steps run only while it leads. Nothing here waits for etcd.
       cluster = ClusterConnection.open(stateConfig);
+      CookieRotation cookieRotation = null;
       if (cluster != null) {
+        cookieRotation = cluster.shareCookies(sharedCookies, store);
         membership = ClusterMembership.open(cluster.client(), config);
         ClusterMeters.register(metrics.registry(), membership.members());
       }
@@ -231,6 +238,7 @@ public final class SluiceRuntime implements AutoCloseable {
         if (membership != null) {
           admin.withCluster(membership.members());
         }
+        admin.withCookieRotation(cookieRotation);
         admin.withLoadFeed(loads).withConfigCommands(versions).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());

@@ -121,11 +121,17 @@ class ServiceAnswerTest {
   }
 
   @Test
-  void aFailingPlannerGivesServfail() throws Exception {
+  void aFailingPlannerGivesTheServicesLastAnswer() throws Exception {
+    next.set(Decision.answer(List.of(v4("198.51.100.9")), 30, 0, List.of("east")));
+    assertEquals(Rcode.NOERROR, ask(Type.A, null).getRcode());
     next.set(null);
-    // The scripted planner throws when it has no decision, as a buggy planner would.
+    // The scripted planner throws when it has no decision, as a buggy planner would: an answer
+    // it gave in this snapshot version is served again (the first one kept: other tests of this
+    // class may have given it, an address or a CNAME), never SERVFAIL. SERVFAIL is only for a
+    // service that never answered, which OverloadTest covers.
     Message m = ask(Type.A, null);
-    assertEquals(Rcode.SERVFAIL, m.getRcode());
+    assertEquals(Rcode.NOERROR, m.getRcode());
+    assertFalse(m.getSection(Section.ANSWER).isEmpty(), m.toString());
   }
 
   @Test

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
@@ -65,7 +67,7 @@ class QueryHandlerLeakTest {
 
   @Test
   void udpHandlerReleasesQueriesAndAnswers() throws Exception {
-    EmbeddedChannel ch = new EmbeddedChannel(new UdpQueryHandler(responder));
+    EmbeddedChannel ch = new EmbeddedChannel(new UdpQueryHandler(responder, new UdpQueues()));
     ByteBuf in = Unpooled.wrappedBuffer(query("www.example.test."));
     ch.writeInbound(new DatagramPacket(in, SERVER, CLIENT));
     assertEquals(0, in.refCnt(), "query released");
@@ -88,7 +90,7 @@ class QueryHandlerLeakTest {
 
   @Test
   void udpRepliesOutlastTheirReplyBufferAndAllAreReleased() throws Exception {
-    EmbeddedChannel ch = new EmbeddedChannel(new UdpQueryHandler(responder));
+    EmbeddedChannel ch = new EmbeddedChannel(new UdpQueryHandler(responder, new UdpQueues()));
     byte[] q = query("www.example.test.");
     // Enough replies to fill several reply buffers; each stays readable until it is released.
     List<DatagramPacket> sent = new ArrayList<>();
@@ -113,6 +115,34 @@ class QueryHandlerLeakTest {
     for (ByteBuf b : buffers) {
       assertEquals(0, b.refCnt(), "every reply buffer released");
     }
+  }
+
+  @Test
+  void udpReplyIsDroppedAndCountedWhileTheSendQueueIsFull() throws Exception {
+    UdpQueues queues = new UdpQueues();
+    EmbeddedChannel ch = new EmbeddedChannel(new UdpQueryHandler(responder, queues));
+    ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(8, 16));
+    // Replies the kernel has not taken yet, past the high-water mark.
+    ByteBuf waiting = Unpooled.wrappedBuffer(new byte[64]);
+    ch.write(new DatagramPacket(waiting, CLIENT));
+    assertFalse(ch.isWritable());
+    ch.writeInbound(
+        new DatagramPacket(Unpooled.wrappedBuffer(query("www.example.test.")), SERVER, CLIENT));
+    assertEquals(1, queues.sendQueueDrops());
+    DatagramPacket flushed = ch.readOutbound();
+    assertEquals(64, flushed.content().readableBytes(), "only the reply queued before");
+    assertTrue(flushed.release());
+    assertNull(ch.readOutbound(), "the new reply was dropped, not queued");
+    // Once the queue drained, replies go out again.
+    assertTrue(ch.isWritable());
+    ch.writeInbound(
+        new DatagramPacket(Unpooled.wrappedBuffer(query("www.example.test.")), SERVER, CLIENT));
+    DatagramPacket reply = ch.readOutbound();
+    // A slice of the handler's reply buffer: releasing it frees its share, not the buffer.
+    assertEquals(Rcode.NOERROR, new Message(ByteBufUtil.getBytes(reply.content())).getRcode());
+    reply.release();
+    assertEquals(1, queues.sendQueueDrops());
+    assertFalse(ch.finishAndReleaseAll());
   }
 
   @Test

@@ -1,0 +1,69 @@
+package io.sluice.dns.response;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.sluice.core.config.ConfigLoader;
+import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.spi.AllEndpointsPlanner;
+import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.state.ConfigPublisher;
+import io.sluice.core.state.Snapshot;
+import io.sluice.core.state.SnapshotStore;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.Message;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Rcode;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.Section;
+import org.xbill.DNS.Type;
+
+/**
+ * A snapshot published without zone data (a writer's bug) is answered from the zone data seen
+ * before it instead of failing every query; a responder that never saw any still fails.
+ */
+class MissingZoneDataTest {
+  private static final String YAML =
+      """
+      zones:
+        - origin: example.test.
+          soa: { mname: ns1.example.test., rname: hostmaster.example.test., serial: 1 }
+          ns: [ns1.example.test.]
+          records: [ { name: www, type: A, data: 192.0.2.80 } ]
+      """;
+
+  private static Message ask(Responder r) throws Exception {
+    byte[] q =
+        Message.newQuery(Record.newRecord(Name.fromString("www.example.test."), Type.A, DClass.IN))
+            .toWire();
+    return new Message(r.respond(q, q.length, InetAddress.getLoopbackAddress(), Transport.UDP));
+  }
+
+  @Test
+  void aSnapshotWithoutZoneDataIsAnsweredFromThePreviousOne() throws Exception {
+    SluiceConfig config = ConfigLoader.parse(YAML, "t.yaml", Path.of("."));
+    ConfigPublisher publisher = new ConfigPublisher(List.of(ServedZones.compiler()));
+    SnapshotStore store = new SnapshotStore(publisher.initial(config, "t.yaml"));
+    Responder r = new Responder(store, null, new AllEndpointsPlanner(store), GslbMetrics.NOOP);
+    assertEquals(Rcode.NOERROR, ask(r).getRcode());
+
+    // A configuration set without its built artifacts: no zone data in the snapshot.
+    store.update(s -> s.withConfig(config));
+    Message m = ask(r);
+    assertEquals(Rcode.NOERROR, m.getRcode());
+    assertEquals("192.0.2.80", m.getSection(Section.ANSWER).get(0).rdataToString());
+  }
+
+  @Test
+  void aResponderThatNeverSawZoneDataFails() throws Exception {
+    SluiceConfig config = ConfigLoader.parse(YAML, "t.yaml", Path.of("."));
+    SnapshotStore store = new SnapshotStore(Snapshot.initial(config));
+    assertThrows(
+        IllegalStateException.class,
+        () -> new Responder(store, null, new AllEndpointsPlanner(store), GslbMetrics.NOOP));
+  }
+}
