@@ -60,7 +60,8 @@ class LeaderTakeoverOnEtcdTest {
       this.store = new SnapshotStore(Snapshot.initial(config));
       this.client = EtcdClients.create(config);
       this.log = EtcdStateLog.open(client, config);
-      this.lease = NodeLease.grant(client, Duration.ofSeconds(2), Duration.ofSeconds(5));
+      // 4 s: a 2 s lease lapsed on a loaded machine and took the leadership away mid-test.
+      this.lease = NodeLease.grant(client, Duration.ofSeconds(4), Duration.ofSeconds(5));
       AtomicReference<TrafficController> controller = new AtomicReference<>();
       this.leadership =
           EtcdLeadership.start(

@@ -110,7 +110,7 @@ class SharedStateOnEtcdTest {
                 traffic: { steps: [10, 30, 60, 100], window: 30s, shiftTtl: 10 }
         cluster:
           node: %s
-          etcd: { endpoints: [%s], prefix: /sluice/test, timeout: 2s }
+          etcd: { endpoints: [%s], prefix: /sluice/test, timeout: 5s }
         """
             .formatted(node, String.join(", ", endpoints));
     return ConfigLoader.parse(yaml, "test.yaml", Path.of("."));
