@@ -1,5 +1,6 @@
 package io.sluice.core.testing;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -7,6 +8,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -29,6 +32,9 @@ public final class LoopbackPorts {
   private static final AtomicInteger NEXT =
       new AtomicInteger(LOW + (int) (ProcessHandle.current().pid() * 97 % Math.max(1, HIGH - LOW)));
 
+  // Never the same port twice in one JVM: the kernel may hand out a just-closed port again.
+  private static final Set<Integer> GIVEN = ConcurrentHashMap.newKeySet();
+
   private LoopbackPorts() {}
 
   /** A loopback port free for both TCP and UDP right now, outside the ephemeral range. */
@@ -39,7 +45,7 @@ public final class LoopbackPorts {
     int span = HIGH - LOW + 1;
     for (int i = 0; i < 500; i++) {
       int port = LOW + Math.floorMod(NEXT.getAndIncrement() - LOW, span);
-      if (free(port)) {
+      if (free(port) && GIVEN.add(port)) {
         return port;
       }
     }
@@ -65,7 +71,7 @@ public final class LoopbackPorts {
       try (ServerSocket s = new ServerSocket(0, 1, LOOPBACK)) {
         port = s.getLocalPort();
       }
-      if (free(port)) {
+      if (free(port) && GIVEN.add(port)) {
         return port;
       }
     }
@@ -74,7 +80,13 @@ public final class LoopbackPorts {
 
   private static int ephemeralLow() {
     try {
-      String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+      // Not Files.readString: procfs reports a size of 0, and Java 17 then returns only the first
+      // character ("3" of "32768 60999"); a line reader reads to the end of the line.
+      String range;
+      try (BufferedReader r =
+          Files.newBufferedReader(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
+        range = String.valueOf(r.readLine()).trim();
+      }
       return Integer.parseInt(range.split("\\s+")[0]);
     } catch (IOException | RuntimeException unreadable) {
       // Linux's default range starts here.
