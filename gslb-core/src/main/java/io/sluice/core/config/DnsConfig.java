@@ -46,29 +46,30 @@ public record DnsConfig(
 
   /** The same settings on another port (a command-line override). */
   public DnsConfig withPort(int newPort) {
-    return new DnsConfig(
-        listen,
-        newPort,
-        threads,
-        udpPayloadSize,
-        maxTcpConnections,
-        maxTcpConnectionsPerSource,
-        tcpIdleTimeout,
-        tcpMessageTimeout,
-        socketBufferBytes,
-        chaos,
-        nsid,
-        rrl,
-        cookies,
-        https);
+    return with(listen, newPort, threads, nsid);
   }
 
   /** The same settings with another NSID (a node-local command-line override). */
   public DnsConfig withNsid(String newNsid) {
+    return with(listen, port, threads, newNsid);
+  }
+
+  /** The same settings on other addresses (a command-line override). */
+  public DnsConfig withListen(List<String> addresses) {
+    return with(addresses, port, threads, nsid);
+  }
+
+  /** The same settings with another number of worker threads. */
+  public DnsConfig withThreads(int n) {
+    return with(listen, port, n, nsid);
+  }
+
+  /** A copy with the settings the command line can override; every other setting kept. */
+  private DnsConfig with(List<String> newListen, int newPort, int newThreads, String newNsid) {
     return new DnsConfig(
-        listen,
-        port,
-        threads,
+        newListen,
+        newPort,
+        newThreads,
         udpPayloadSize,
         maxTcpConnections,
         maxTcpConnectionsPerSource,
@@ -77,44 +78,6 @@ public record DnsConfig(
         socketBufferBytes,
         chaos,
         newNsid,
-        rrl,
-        cookies,
-        https);
-  }
-
-  /** The same settings on other addresses (a command-line override). */
-  public DnsConfig withListen(List<String> addresses) {
-    return new DnsConfig(
-        addresses,
-        port,
-        threads,
-        udpPayloadSize,
-        maxTcpConnections,
-        maxTcpConnectionsPerSource,
-        tcpIdleTimeout,
-        tcpMessageTimeout,
-        socketBufferBytes,
-        chaos,
-        nsid,
-        rrl,
-        cookies,
-        https);
-  }
-
-  /** The same settings with another number of worker threads. */
-  public DnsConfig withThreads(int n) {
-    return new DnsConfig(
-        listen,
-        port,
-        n,
-        udpPayloadSize,
-        maxTcpConnections,
-        maxTcpConnectionsPerSource,
-        tcpIdleTimeout,
-        tcpMessageTimeout,
-        socketBufferBytes,
-        chaos,
-        nsid,
         rrl,
         cookies,
         https);
