@@ -13,7 +13,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import picocli.CommandLine.Command;
@@ -93,7 +92,7 @@ final class ConfigCommand implements Runnable {
           }
         }
       }
-      Map<String, Object> body = new LinkedHashMap<>();
+      Map<String, Object> body = body(reason, null);
       byte[] text = yaml.getBytes(StandardCharsets.UTF_8);
       int maxPart = maxPart(api, ConfigVersion.sha256(text));
       if (text.length > maxPart / 2) {
@@ -102,7 +101,6 @@ final class ConfigCommand implements Runnable {
         body.put("yaml", yaml);
       }
       body.put("files", files);
-      body.put("reason", reason == null ? "via sluice ctl" : reason);
       return printVersion(
           api.send("POST", CONFIG + "/push", body, ApiClient.RELOAD_TIMEOUT_MILLIS));
     }
@@ -319,9 +317,8 @@ final class ConfigCommand implements Runnable {
 
     @Override
     public Integer call() {
-      Map<String, Object> body = new LinkedHashMap<>();
+      Map<String, Object> body = body(reason, null);
       body.put("version", version);
-      body.put("reason", reason == null ? "via sluice ctl" : reason);
       return printVersion(
           api().send("POST", CONFIG + "/rollback", body, ApiClient.RELOAD_TIMEOUT_MILLIS));
     }

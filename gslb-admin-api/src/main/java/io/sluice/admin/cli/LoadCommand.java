@@ -1,6 +1,5 @@
 package io.sluice.admin.cli;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -29,9 +28,8 @@ final class LoadCommand extends ApiCommand {
 
   @Override
   public Integer call() {
-    Map<String, Object> b = new LinkedHashMap<>();
+    Map<String, Object> b = body(reason, null);
     b.put("load", load);
-    b.put("reason", reason == null ? "via sluice ctl" : reason);
     return printResult(api().send("PUT", "/api/v1/pools/" + ApiClient.encode(pool) + "/load", b));
   }
 }
