@@ -121,9 +121,11 @@ class OverloadTest {
       assertEquals(20, answered, "the second client was answered");
       long drops = stats.receiveBufferDrops() - dropsBefore;
       assertTrue(drops > 0, "the flood overflowed the receive buffer: " + replies + "/" + sent);
-      // The kernel holds at most the receive buffer (doubled by the kernel for its overhead,
-      // plus the datagram being queued); the server holds no more than its send-queue mark.
-      assertTrue(maxReceiveQueue.get() <= 2L * BUFFER + 8192, "receive " + maxReceiveQueue);
+      // The kernel holds about the receive buffer (doubled by the kernel for its overhead); it
+      // counts each datagram's full allocation and admits the ones in flight on every core before
+      // it drops, and one run saw 1.8 times the doubled buffer. Twice that still tells a bounded
+      // queue from the flood's 160,000 datagrams (over 100 MB if they were all kept).
+      assertTrue(maxReceiveQueue.get() <= 4L * BUFFER + 8192, "receive " + maxReceiveQueue);
       assertTrue(maxSendQueue.get() <= 256 * 1024 + 64 * 1024, "send " + maxSendQueue);
       assertTrue(stats.sendQueueDrops() >= 0);
       // Idle again: the queues drain and the node answers at once.
