@@ -59,9 +59,6 @@ public final class Responder {
   private volatile boolean plannerFailureLogged;
   private volatile boolean missingZonesLogged;
 
-  /** The zone data of the latest snapshot that carried some. */
-  private volatile ServedZones lastServed;
-
   private final GslbMetrics metrics;
   private final SnapshotStore store;
   private final ServedZones fallback;
@@ -138,15 +135,13 @@ public final class Responder {
   private ServedZones served(Snapshot snapshot) {
     ServedZones z = snapshot == null ? null : snapshot.artifacts().get(ServedZones.class);
     if (z != null) {
-      if (z != lastServed) {
-        lastServed = z; // once per configuration: the previous one is not kept reachable
-      }
       return z;
     }
     if (fallback != null) {
       return fallback;
     }
-    ServedZones last = lastServed;
+    // The zone data queries read last (zonesOf keeps it): the previous snapshot's.
+    LastZones last = lastZones;
     if (last == null) {
       throw new IllegalStateException("snapshot " + snapshot.version() + " carries no zone data");
     }
@@ -156,7 +151,7 @@ public final class Responder {
           "snapshot {} carries no zone data; answering from the previous one (logged once)",
           snapshot.version());
     }
-    return last;
+    return last.zones;
   }
 
   /**

@@ -55,8 +55,8 @@ final class UdpQueryHandler extends ChannelInboundHandlerAdapter {
       } else if (out != null) {
         // A direct buffer goes to the socket as is; a heap buffer would be copied into one on the
         // write path anyway. No promise per reply: nobody waits for a datagram's write, and the
-        // channel's own void
-        // promise neither allocates nor reports a failed send (a reply lost like any datagram).
+        // channel's own void promise neither allocates nor reports a failed send (a reply lost
+        // like any datagram).
         ctx.write(
             new DatagramPacket(reply(ctx, out), packet.sender()),
             ctx.channel().unsafe().voidPromise());
