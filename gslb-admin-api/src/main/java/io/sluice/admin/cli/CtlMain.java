@@ -35,6 +35,8 @@ public final class CtlMain {
           "drill",
           "drain",
           "undrain",
+          "shadow",
+          "why",
           "load",
           "audit",
           "switches",
@@ -85,6 +87,8 @@ public final class CtlMain {
       case "audit" -> new AuditCommand();
       case "switches" -> new SwitchesCommand();
       case "explain" -> new ExplainCommand();
+      case "shadow" -> new ShadowCommand();
+      case "why" -> new WhyCommand();
       case "reload" -> new ReloadCommand();
       case "config" -> new ConfigCommand();
       case "verify" -> new VerifyCommand();

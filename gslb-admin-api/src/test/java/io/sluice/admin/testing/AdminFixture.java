@@ -301,6 +301,12 @@ public final class AdminFixture implements AutoCloseable {
   /** Explains by the network map: 10.1/16 goes to eu-west-1, everything else to us-east-1. */
   public static final class RegionExplainer implements DecisionExplainer {
     @Override
+    public Explanation explain(
+        Snapshot snapshot, String service, AddressFamily family, ClientInfo client) {
+      return explain(service, family, client);
+    }
+
+    @Override
     public Explanation explain(String service, AddressFamily family, ClientInfo client) {
       boolean eu =
           client.address().length == 4 && client.address()[0] == 10 && client.address()[1] == 1;

@@ -479,6 +479,23 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
         restores);
   }
 
+  /**
+   * Kept version {@code n} as the node would run it (for explaining an earlier answer); throws when
+   * it is no longer kept or cannot be loaded.
+   */
+  public SluiceConfig configOf(long n) throws IOException, ConfigException {
+    ConfigVersion v =
+        version(n)
+            .orElseThrow(
+                () ->
+                    new ConfigException(
+                        "configuration version " + n,
+                        "",
+                        "is no longer kept in the configuration history"));
+    store.fetch(v);
+    return load(v, name(v));
+  }
+
   private static String name(ConfigVersion v) {
     return "configuration version " + v.version();
   }

@@ -1,6 +1,7 @@
 package io.sluice.server.app;
 
 import io.etcd.jetcd.Client;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.sluice.admin.cli.NodeRecord;
 import io.sluice.admin.metrics.ClusterMeters;
 import io.sluice.admin.metrics.DivergenceMeters;
@@ -18,6 +19,8 @@ import io.sluice.core.config.history.ConfigStore;
 import io.sluice.core.config.history.FileConfigStore;
 import io.sluice.core.divergence.PeriodicDivergenceCheck;
 import io.sluice.core.health.PoolLoadFeed;
+import io.sluice.core.history.PastStates;
+import io.sluice.core.history.StateHistory;
 import io.sluice.core.spi.CookieRotation;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.OpinionExchange;
@@ -69,6 +72,8 @@ public final class SluiceRuntime implements AutoCloseable {
   private ClusterMembership membership;
   // The periodic answer-divergence check; null on a single node.
   private PeriodicDivergenceCheck divergence;
+  // The policy planner's sampler and the state history; closed after the DNS listeners.
+  private AutoCloseable lookBack;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -171,8 +176,22 @@ public final class SluiceRuntime implements AutoCloseable {
     ClusterConnection cluster = null;
     ClusterMembership membership = null;
     PeriodicDivergenceCheck divergence = null;
+    AutoCloseable lookBack = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
+      StateHistory[] stateHistory = new StateHistory[1];
+      lookBack =
+          () -> {
+            planner.close();
+            if (stateHistory[0] != null) {
+              stateHistory[0].close();
+            }
+          };
+      FunctionCounter.builder(
+              "sluice_decision_samples_dropped", planner, PolicyPlanner::droppedSamples)
+          .description(
+              "Sampled answers (shadow chain, decision log) dropped because the sampler was behind")
+          .register(metrics.registry());
       // A cluster node shares its operator state through etcd; its state directory keeps its copy.
       // Its automatic steps run only while it leads. Nothing here waits for etcd.
       cluster = ClusterConnection.open(stateConfig);
@@ -212,6 +231,24 @@ public final class SluiceRuntime implements AutoCloseable {
           PoolLoadFeed.create(
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
       loads.start(LOAD_TICK);
+      PastStates past = PastStates.NONE;
+      if (config.observability().history().enabled()) {
+        // Started after the durable traffic state is restored: the first state recorded is the
+        // one served.
+        stateHistory[0] =
+            StateHistory.open(
+                stateConfig.stateDirectory(),
+                config.observability().history(),
+                System::currentTimeMillis,
+                versions::applied);
+        stateHistory[0].follow(store);
+        past =
+            stateHistory[0].over(
+                n -> {
+                  SluiceConfig running = store.current().config();
+                  return n == versions.applied() ? running : versions.configOf(n);
+                });
+      }
       node = SluiceNode.start(store, publisher, planner, gslb);
       TransferZones offered = store.current().artifacts().get(TransferZones.class);
       if (offered != null) {
@@ -239,7 +276,8 @@ public final class SluiceRuntime implements AutoCloseable {
           admin.withCluster(membership.members());
         }
         admin.withCookieRotation(cookieRotation);
-        admin.withLoadFeed(loads).withConfigCommands(versions).start();
+        admin.withLoadFeed(loads).withConfigCommands(versions).withObservability(planner, past);
+        admin.start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
@@ -276,6 +314,7 @@ public final class SluiceRuntime implements AutoCloseable {
       runtime.cluster = cluster;
       runtime.membership = membership;
       runtime.divergence = divergence;
+      runtime.lookBack = lookBack;
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       SluiceRuntime partial =
@@ -284,6 +323,7 @@ public final class SluiceRuntime implements AutoCloseable {
       partial.cluster = cluster;
       partial.membership = membership;
       partial.divergence = divergence;
+      partial.lookBack = lookBack;
       partial.close();
       throw e;
     }
@@ -377,6 +417,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (node != null) {
       closeQuietly("DNS listeners", node);
+    }
+    if (lookBack != null) {
+      closeQuietly("decision sampler and state history", lookBack);
     }
     if (loads != null) {
       closeQuietly("pool load feed", loads);
