@@ -36,6 +36,7 @@ import io.sluice.dns.client.DnsjavaVerifier;
 import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.CookieKeyring;
 import io.sluice.dns.response.ServedZones;
+import io.sluice.dns.tap.DnstapOutput;
 import io.sluice.dns.transfer.TransferZones;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
@@ -250,6 +251,24 @@ public final class SluiceRuntime implements AutoCloseable {
                 });
       }
       node = SluiceNode.start(store, publisher, planner, gslb);
+      if (config.observability().dnstap().enabled()) {
+        DnstapOutput dnstap =
+            DnstapOutput.open(config.observability().dnstap(), stateConfig.stateDirectory());
+        node.responder().tap(dnstap);
+        AutoCloseable before = lookBack;
+        lookBack =
+            () -> {
+              dnstap.close();
+              before.close();
+            };
+        FunctionCounter.builder("sluice_dnstap_dropped", dnstap, DnstapOutput::dropped)
+            .description(
+                "dnstap messages dropped: the writer's queue was full or no reader was connected")
+            .register(metrics.registry());
+        FunctionCounter.builder("sluice_dnstap_messages", dnstap, DnstapOutput::written)
+            .description("dnstap messages written (a query and its response are two)")
+            .register(metrics.registry());
+      }
       TransferZones offered = store.current().artifacts().get(TransferZones.class);
       if (offered != null) {
         offered.describe().forEach(line -> log.info("{}", line));
