@@ -91,7 +91,7 @@ final class DnstapEncoder {
     }
     tag(frame, MESSAGE, 2);
     varint(frame, message.size());
-    message.writeTo(frame);
+    frame.writeBytes(message.toByteArray());
     varintField(frame, TYPE, 1);
     return frame.toByteArray();
   }
