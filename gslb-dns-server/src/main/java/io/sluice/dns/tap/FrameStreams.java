@@ -35,7 +35,7 @@ final class FrameStreams {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     int32(out, 0);
     int32(out, body.size());
-    body.writeTo(out);
+    out.writeBytes(body.toByteArray());
     return out.toByteArray();
   }
 
