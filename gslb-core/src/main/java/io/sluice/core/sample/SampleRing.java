@@ -18,8 +18,8 @@ public final class SampleRing<T> {
   private final AtomicLong claimed = new AtomicLong();
   private final LongAdder dropped = new LongAdder();
   private final LongAdder offered = new LongAdder();
-  // Read and written by the consumer thread only.
-  private long taken;
+  // Read and written by the consumer thread only: the next slot it looks at.
+  private long cursor;
 
   /** A ring of at least {@code capacity} slots (rounded up to a power of two). */
   public SampleRing(int capacity) {
@@ -41,23 +41,21 @@ public final class SampleRing<T> {
 
   /**
    * Passes up to {@code max} waiting items to {@code sink}, on the one consumer thread; returns how
-   * many it passed.
+   * many it passed. Looks at each slot at most once per call, from where the last call stopped, so
+   * an item whose producer filled its slot late is found by a later call.
    */
   public int drain(Consumer<? super T> sink, int max) {
     int n = 0;
-    long end = claimed.get();
-    // At most one lap: slots claimed but not yet filled are found on a later lap.
-    long stop = Math.min(end, taken + slots.length());
-    while (taken < stop && n < max) {
-      T item = slots.getAndSet((int) (taken & mask), null);
-      taken++;
+    int size = slots.length();
+    for (int k = 0; k < size && n < max; k++) {
+      int i = (int) (cursor++ & mask);
+      T item = slots.get(i);
       if (item != null) {
+        // Only this thread empties slots and producers only fill empty ones: no race here.
+        slots.set(i, null);
         sink.accept(item);
         n++;
       }
-    }
-    if (taken < end - slots.length()) {
-      taken = end - slots.length();
     }
     return n;
   }

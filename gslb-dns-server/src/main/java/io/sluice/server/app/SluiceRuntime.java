@@ -74,7 +74,7 @@ public final class SluiceRuntime implements AutoCloseable {
   // The periodic answer-divergence check; null on a single node.
   private PeriodicDivergenceCheck divergence;
   // The policy planner's sampler and the state history; closed after the DNS listeners.
-  private AutoCloseable lookBack;
+  private LookBack lookBack;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -177,17 +177,10 @@ public final class SluiceRuntime implements AutoCloseable {
     ClusterConnection cluster = null;
     ClusterMembership membership = null;
     PeriodicDivergenceCheck divergence = null;
-    AutoCloseable lookBack = null;
+    LookBack lookBack = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
-      StateHistory[] stateHistory = new StateHistory[1];
-      lookBack =
-          () -> {
-            planner.close();
-            if (stateHistory[0] != null) {
-              stateHistory[0].close();
-            }
-          };
+      lookBack = new LookBack(planner);
       FunctionCounter.builder(
               "sluice_decision_samples_dropped", planner, PolicyPlanner::droppedSamples)
           .description(
@@ -236,15 +229,16 @@ public final class SluiceRuntime implements AutoCloseable {
       if (config.observability().history().enabled()) {
         // Started after the durable traffic state is restored: the first state recorded is the
         // one served.
-        stateHistory[0] =
+        StateHistory stateHistory =
             StateHistory.open(
                 stateConfig.stateDirectory(),
                 config.observability().history(),
                 System::currentTimeMillis,
                 versions::applied);
-        stateHistory[0].follow(store);
+        lookBack.history(stateHistory);
+        stateHistory.follow(store);
         past =
-            stateHistory[0].over(
+            stateHistory.over(
                 n -> {
                   SluiceConfig running = store.current().config();
                   return n == versions.applied() ? running : versions.configOf(n);
@@ -255,12 +249,7 @@ public final class SluiceRuntime implements AutoCloseable {
         DnstapOutput dnstap =
             DnstapOutput.open(config.observability().dnstap(), stateConfig.stateDirectory());
         node.responder().tap(dnstap);
-        AutoCloseable before = lookBack;
-        lookBack =
-            () -> {
-              dnstap.close();
-              before.close();
-            };
+        lookBack.dnstap(dnstap);
         FunctionCounter.builder("sluice_dnstap_dropped", dnstap, DnstapOutput::dropped)
             .description(
                 "dnstap messages dropped: the writer's queue was full or no reader was connected")
@@ -377,6 +366,11 @@ public final class SluiceRuntime implements AutoCloseable {
           default -> listen;
         };
     return host.contains(":") ? "[" + host + "]" : host;
+  }
+
+  /** The shadow sampler, the state history and dnstap of this node. */
+  public LookBack lookBack() {
+    return lookBack;
   }
 
   /** The DNS node (store, responder, port). */
