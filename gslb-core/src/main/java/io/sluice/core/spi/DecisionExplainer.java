@@ -12,13 +12,16 @@ public interface DecisionExplainer {
 
   /**
    * The same explanation on {@code snapshot} instead of the current state: a state served earlier,
-   * rebuilt from the history ({@code sluice ctl why}).
+   * rebuilt from the history ({@code sluice ctl why}). An explainer that only knows the current
+   * state refuses.
    */
-  Explanation explain(
+  default Explanation explain(
       io.sluice.core.state.Snapshot snapshot,
       String service,
       AddressFamily family,
-      ClientInfo client);
+      ClientInfo client) {
+    throw new UnsupportedOperationException("this explainer cannot explain an earlier state");
+  }
 
   /**
    * A few networks of each region that only the GeoIP database knows (region name to networks),
