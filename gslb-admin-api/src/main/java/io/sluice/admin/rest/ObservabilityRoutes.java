@@ -40,11 +40,9 @@ import java.util.function.Supplier;
  */
 final class ObservabilityRoutes {
   private static final String V1 = AdminServer.API_PREFIX;
+  // Every string quoted: a value such as "yes", "0x1f" or "::1" must come back as the same string.
   private static final ObjectMapper YAML =
-      new ObjectMapper(
-          new YAMLFactory()
-              .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-              .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
+      new ObjectMapper(new YAMLFactory().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER));
 
   private final SnapshotStore store;
   private final ShadowReporter shadows;

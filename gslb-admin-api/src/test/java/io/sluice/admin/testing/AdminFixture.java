@@ -16,10 +16,12 @@ import io.sluice.core.health.HealthView;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.health.Verdict;
+import io.sluice.core.history.PastStates;
 import io.sluice.core.spi.AddressFamily;
 import io.sluice.core.spi.ClientInfo;
 import io.sluice.core.spi.Decision;
 import io.sluice.core.spi.DecisionExplainer;
+import io.sluice.core.spi.ShadowReporter;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.testing.ManualTicker;
@@ -174,6 +176,7 @@ public final class AdminFixture implements AutoCloseable {
                 ticker)
             .withLoadFeed(loads)
             .withConfigCommands(new RecordingConfigCommands(configDir))
+            .withObservability(ShadowReporter.NONE, PastStates.NONE)
             .start();
     server.ready(true);
   }

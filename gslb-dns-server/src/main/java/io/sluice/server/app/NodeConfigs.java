@@ -359,6 +359,9 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
     Map<String, Object> details = new LinkedHashMap<>();
     if (draft.source().fromFile()) {
       details.put("file", file.toString());
+    } else if (draft.reason() != null && !draft.reason().isBlank()) {
+      // The operator's why (a push's, a rollback's, a promoted shadow chain's) beside what changed.
+      details.put("reason", draft.reason());
     }
     ConfigVersion[] recorded = new ConfigVersion[1];
     try {
