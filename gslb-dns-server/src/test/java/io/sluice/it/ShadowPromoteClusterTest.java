@@ -14,8 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Promoting a shadow chain on a node of a cluster sharing its configuration through a real etcd:
- * one command on one node is one configuration version of the cluster, which the other node
- * applies (its shadow gone, the candidate served as the chain).
+ * one command on one node is one configuration version of the cluster, which the other node applies
+ * (its shadow gone, the candidate served as the chain).
  */
 class ShadowPromoteClusterTest {
   @TempDir Path one;

@@ -5,7 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.core.config.ObservabilityConfig;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -62,5 +70,37 @@ class DnstapOutputTest {
     assertEquals(DnstapEncoder.TCP, v6.protocol());
     assertEquals(0, out.dropped());
     assertEquals(3, out.written());
+  }
+
+  @Test
+  void aSocketReaderGetsTheHandshakeThenTheMessagesAndStop() throws Exception {
+    Path sock = dir.resolve("tap.sock");
+    try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+      server.bind(UnixDomainSocketAddress.of(sock));
+      DnstapOutput out =
+          DnstapOutput.open(new ObservabilityConfig.Dnstap(null, "tap.sock", 64, null), dir);
+      try (SocketChannel reader = server.accept()) {
+        DataInputStream in = new DataInputStream(Channels.newInputStream(reader));
+        OutputStream back = Channels.newOutputStream(reader);
+        assertEquals(FrameStreams.READY, FrameStreams.readControl(in));
+        back.write(FrameStreams.control(FrameStreams.ACCEPT));
+        back.flush();
+        assertEquals(FrameStreams.START, FrameStreams.readControl(in));
+        byte[] query =
+            Message.newQuery(
+                    Record.newRecord(Name.fromString("www.example.test."), Type.A, DClass.IN))
+                .toWire();
+        out.offer(query, query.length, query, InetAddress.getByName("192.0.2.8"), false);
+        out.close();
+        ByteArrayOutputStream file = new ByteArrayOutputStream();
+        file.write(FrameStreams.control(FrameStreams.START));
+        file.write(in.readAllBytes());
+        DnstapDecoder.Stream s = DnstapDecoder.read(file.toByteArray());
+        assertEquals(2, s.taps().size());
+        assertTrue(s.stopped(), "STOP after the messages");
+        assertArrayEquals(query, s.taps().get(0).queryMessage());
+        assertEquals(0, out.dropped());
+      }
+    }
   }
 }
