@@ -141,7 +141,8 @@ final class ShadowCommand extends ApiCommand {
   @Command(
       name = "remove",
       mixinStandardHelpOptions = true,
-      description = "Remove SERVICE's shadow chain; a new configuration version (operator).")
+      description = "Remove SERVICE's shadow chain; a new configuration version (operator).",
+      footer = {"", "Example:", "  sluice ctl shadow remove app.example.com -r 'done'"})
   static final class Remove extends ApiCommand {
     @Parameters(paramLabel = "SERVICE", description = "The service.")
     String service;

@@ -34,6 +34,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -112,6 +113,7 @@ public final class AdminFixture implements AutoCloseable {
               - name: app
                 ttl: 60
                 pools: [eu-west-1, us-east-1]
+                shadow: { chain: [healthy, weighted] }
         """
         .formatted(
             limit,
@@ -175,8 +177,13 @@ public final class AdminFixture implements AutoCloseable {
                 metrics,
                 ticker)
             .withLoadFeed(loads)
-            .withConfigCommands(new RecordingConfigCommands(configDir))
-            .withObservability(ShadowReporter.NONE, PastStates.NONE)
+            .withConfigCommands(new RecordingConfigCommands(configDir, yaml(adminExtra)))
+            // The history holds one state: the one served now.
+            .withObservability(
+                ShadowReporter.NONE,
+                millis ->
+                    Optional.of(
+                        new PastStates.PastState(0, store.current().version(), 1, store.current())))
             .start();
     server.ready(true);
   }
