@@ -35,7 +35,8 @@ public final class WebhookReceiver implements AutoCloseable {
       String attempt,
       JsonNode body,
       byte[] raw,
-      int status) {}
+      int status,
+      java.time.Instant at) {}
 
   /** How one request is answered: a status, or {@link #HANG} to never answer. */
   public static final int HANG = -1;
@@ -64,7 +65,8 @@ public final class WebhookReceiver implements AutoCloseable {
                     ex.getRequestHeaders().getFirst("Sluice-Delivery-Attempt"),
                     body,
                     raw,
-                    status));
+                    status,
+                    java.time.Instant.now()));
             requests.notifyAll();
           }
           if (status == HANG) {
