@@ -204,7 +204,10 @@ final class Outbox {
 
   /** The cluster's cursors (shared-state events up to them are delivered). */
   synchronized void shared(Map<String, Map<String, Long>> cursorsOfCluster) {
-    this.shared = cursorsOfCluster;
+    if (!cursorsOfCluster.equals(shared)) {
+      this.shared = cursorsOfCluster;
+      compact(); // what the leader delivered is no longer owed here
+    }
   }
 
   /**
