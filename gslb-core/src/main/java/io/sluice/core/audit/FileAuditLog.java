@@ -170,6 +170,16 @@ public final class FileAuditLog implements AuditSink, Closeable {
 
   /** Sends every event appended from now on, once durable, to {@code t} as well. */
   public void tap(EventTap t) {
+    tap(t, () -> {});
+  }
+
+  /**
+   * Runs {@code catchUp} (which may read this log) and then makes {@code t} hear every later event,
+   * with no append in between: nothing falls between what {@code catchUp} read and what {@code t}
+   * hears.
+   */
+  public synchronized void tap(EventTap t, Runnable catchUp) {
+    catchUp.run();
     this.tap = t == null ? EventTap.NONE : t;
   }
 

@@ -78,6 +78,8 @@ public final class Webhooks implements Closeable {
   private final Thread thread;
   private volatile boolean closed;
   private long sharedReadAt = Long.MIN_VALUE;
+  // Whether this node led at the last step (dispatcher thread only).
+  private boolean led;
 
   /** One configured webhook with its secrets read. */
   private record Sink(WebhookConfig config, byte[] secret, String routingKey) {}
@@ -185,9 +187,8 @@ public final class Webhooks implements Closeable {
             setup.random());
     w.configure(config);
     setup.metrics().webhookOutbox(() -> outbox.problem() == null);
-    w.recover(setup.audit());
     w.audit = setup.audit();
-    setup.audit().tap(w::heard);
+    setup.audit().tap(w::heard, () -> w.recover(setup.audit()));
     w.thread.start();
     return w;
   }
@@ -287,8 +288,14 @@ public final class Webhooks implements Closeable {
         for (Runnable r; (r = results.poll()) != null; ) {
           r.run();
         }
+        boolean leads = leadership.leads();
+        if (leads && !led) {
+          // Just took over: read how far the old leader got before sending anything.
+          sharedReadAt = Long.MIN_VALUE;
+        }
+        led = leads;
         refreshShared();
-        dispatch();
+        dispatch(leads);
       } catch (RuntimeException e) {
         LOG.log(System.Logger.Level.ERROR, "webhook delivery step failed", e);
       }
@@ -305,7 +312,7 @@ public final class Webhooks implements Closeable {
       return;
     }
     long now = System.nanoTime() / 1_000_000;
-    if (now - sharedReadAt < SHARED_REFRESH_MILLIS) {
+    if (sharedReadAt != Long.MIN_VALUE && now - sharedReadAt < SHARED_REFRESH_MILLIS) {
       return;
     }
     sharedReadAt = now;
@@ -316,9 +323,8 @@ public final class Webhooks implements Closeable {
     }
   }
 
-  private void dispatch() {
+  private void dispatch(boolean leads) {
     long now = ticker.currentTimeMillis();
-    boolean leads = leadership.leads();
     for (Sink sink : sinks.values()) {
       String name = sink.config().name();
       for (WebhookEvent e : outbox.heads(name)) {
