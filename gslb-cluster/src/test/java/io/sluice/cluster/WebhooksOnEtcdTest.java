@@ -10,7 +10,6 @@ import io.sluice.cluster.testing.EtcdCluster;
 import io.sluice.core.config.NotificationsConfig;
 import io.sluice.core.config.NotificationsConfig.Format;
 import io.sluice.core.config.NotificationsConfig.WebhookConfig;
-import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.Actor;
 import io.sluice.core.notify.Webhooks;
 import io.sluice.core.spi.GslbMetrics;
@@ -36,7 +35,7 @@ class WebhooksOnEtcdTest {
 
   @TempDir Path dir;
 
-  private static Webhooks webhooks(Node n, Path stateDir, SluiceConfig config) {
+  private Webhooks webhooks(Node n, Path stateDir, NotificationsConfig config) {
     return Webhooks.start(
         new Webhooks.Setup(
             stateDir,
@@ -48,7 +47,8 @@ class WebhooksOnEtcdTest {
             new GslbMetrics() {},
             new Random(1),
             DiskWrites.DIRECT),
-        config);
+        config,
+        dir);
   }
 
   @Test
@@ -58,39 +58,21 @@ class WebhooksOnEtcdTest {
         EtcdCluster etcd = EtcdCluster.start(1);
         Node a = new Node("ns1", etcd, dir.resolve("ns1"));
         Node b = new Node("ns2", etcd, dir.resolve("ns2"))) {
-      SluiceConfig config =
-          new SluiceConfig(
+      NotificationsConfig config =
+          new NotificationsConfig(
+              List.of(
+                  new WebhookConfig(
+                      "ops",
+                      receiver.url(),
+                      "hook.secret",
+                      null,
+                      List.of("freeze", "unfreeze"),
+                      null,
+                      Duration.ofSeconds(2),
+                      Format.JSON)),
               null,
-              null,
-              null,
-              List.of(),
-              null,
-              null,
-              null,
-              null,
-              null,
-              new NotificationsConfig(
-                  List.of(
-                      new WebhookConfig(
-                          "ops",
-                          receiver.url(),
-                          "hook.secret",
-                          null,
-                          List.of("freeze", "unfreeze"),
-                          null,
-                          Duration.ofSeconds(2),
-                          Format.JSON)),
-                  null,
-                  Duration.ofSeconds(1)),
-              dir);
-      await(
-          "one leader, both caught up",
-          Duration.ofSeconds(30),
-          () ->
-              a.leadership.leads() != b.leadership.leads()
-                  && a.controller().appliedRevision() > 0
-                  && a.controller().appliedRevision() == b.controller().appliedRevision());
-      Node leader = a.leadership.leads() ? a : b;
+              Duration.ofSeconds(1));
+      Node leader = LeaderTakeoverOnEtcdTest.leaderOnceCaughtUp(a, b);
       Node follower = leader == a ? b : a;
       try (Webhooks la = webhooks(leader, dir.resolve(leader.name), config);
           Webhooks fo = webhooks(follower, dir.resolve(follower.name), config)) {

@@ -168,7 +168,14 @@ public final class Webhooks implements Closeable {
    * audit log, configures the webhooks of {@code config} and starts sending.
    */
   public static Webhooks start(Setup setup, SluiceConfig config) {
-    NotificationsConfig n = config.notifications();
+    return start(setup, config.notifications(), config.baseDir());
+  }
+
+  /**
+   * Like {@link #start(Setup, SluiceConfig)} for the section {@code n}, its relative paths resolved
+   * against {@code baseDir}.
+   */
+  public static Webhooks start(Setup setup, NotificationsConfig n, Path baseDir) {
     Outbox outbox =
         Outbox.open(
             setup.stateDir().resolve("webhooks"),
@@ -185,7 +192,7 @@ public final class Webhooks implements Closeable {
             setup.shared(),
             setup.metrics(),
             setup.random());
-    w.configure(config);
+    w.configure(n, baseDir);
     setup.metrics().webhookOutbox(() -> outbox.problem() == null);
     w.audit = setup.audit();
     setup.audit().tap(w::heard, () -> w.recover(setup.audit()));
@@ -237,16 +244,22 @@ public final class Webhooks implements Closeable {
    * cannot be read keeps that webhook's previous one (and is logged).
    */
   public void configure(SluiceConfig config) {
-    NotificationsConfig n = config.notifications();
+    configure(config.notifications(), config.baseDir());
+  }
+
+  /**
+   * Like {@link #configure(SluiceConfig)}: section {@code n}, paths relative to {@code baseDir}.
+   */
+  public void configure(NotificationsConfig n, Path baseDir) {
     Map<String, Sink> next = new LinkedHashMap<>();
     Map<String, WebhookConfig> configs = new LinkedHashMap<>();
     for (WebhookConfig w : n.webhooks()) {
       try {
-        byte[] secret = w.secretFile() == null ? null : read(config, w.secretFile());
+        byte[] secret = w.secretFile() == null ? null : read(baseDir, w.secretFile());
         String key =
             w.routingKeyFile() == null
                 ? null
-                : new String(read(config, w.routingKeyFile()), StandardCharsets.UTF_8);
+                : new String(read(baseDir, w.routingKeyFile()), StandardCharsets.UTF_8);
         next.put(w.name(), new Sink(w, secret, key));
       } catch (IOException e) {
         Sink before = sinks.get(w.name());
@@ -272,8 +285,8 @@ public final class Webhooks implements Closeable {
     }
   }
 
-  private static byte[] read(SluiceConfig config, String file) throws IOException {
-    Path p = config.resolve(file);
+  private static byte[] read(Path baseDir, String file) throws IOException {
+    Path p = baseDir.resolve(file).normalize();
     byte[] b = Files.readAllBytes(p);
     String trimmed = new String(b, StandardCharsets.UTF_8).strip();
     if (trimmed.isEmpty()) {

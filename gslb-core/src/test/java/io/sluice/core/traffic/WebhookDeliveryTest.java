@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.core.config.NotificationsConfig;
 import io.sluice.core.config.NotificationsConfig.Format;
 import io.sluice.core.config.NotificationsConfig.WebhookConfig;
-import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditEvent;
 import io.sluice.core.control.AuditQuery;
@@ -66,7 +65,7 @@ class WebhookDeliveryTest {
     receiver.close();
   }
 
-  private SluiceConfig notifications(Duration timeout, String... events) {
+  private NotificationsConfig notifications(Duration timeout, String... events) {
     WebhookConfig w =
         new WebhookConfig(
             "ops",
@@ -77,21 +76,10 @@ class WebhookDeliveryTest {
             null,
             timeout,
             Format.JSON);
-    return new SluiceConfig(
-        null,
-        null,
-        null,
-        List.of(),
-        null,
-        null,
-        null,
-        null,
-        null,
-        new NotificationsConfig(List.of(w), 100, Duration.ofSeconds(8)),
-        dir);
+    return new NotificationsConfig(List.of(w), 100, Duration.ofSeconds(8));
   }
 
-  private Webhooks start(TrafficFixture f, SluiceConfig config, DiskWrites writes) {
+  private Webhooks start(TrafficFixture f, NotificationsConfig config, DiskWrites writes) {
     GslbMetrics metrics =
         new GslbMetrics() {
           @Override
@@ -115,7 +103,8 @@ class WebhookDeliveryTest {
             metrics,
             new Random(7),
             writes),
-        config);
+        config,
+        dir);
   }
 
   private TrafficFixture fixture() throws Exception {
@@ -258,7 +247,7 @@ class WebhookDeliveryTest {
 
   @Test
   void eventsWaitingAcrossARestartAreDeliveredAfterItUnderTheSameIds() throws Exception {
-    SluiceConfig config = notifications(Duration.ofSeconds(2));
+    NotificationsConfig config = notifications(Duration.ofSeconds(2));
     TrafficFixture f = fixture();
     Webhooks hooks = start(f, config, DiskWrites.DIRECT);
     List<String> sentBefore;
@@ -293,7 +282,7 @@ class WebhookDeliveryTest {
 
   @Test
   void anEventWrittenToTheAuditLogButNotTheOutboxIsReadAgainAtTheNextStart() throws Exception {
-    SluiceConfig config = notifications(Duration.ofSeconds(2));
+    NotificationsConfig config = notifications(Duration.ofSeconds(2));
     TrafficFixture f = fixture();
     Path outbox = dir.resolve("state/webhooks/outbox.jsonl");
     receiver.behave(body -> 500);
