@@ -41,6 +41,7 @@ class WebhooksOnEtcdTest {
             stateDir,
             n.system.auditLog(),
             n.name,
+            "/sluice/test",
             n.ticker,
             n.leadership,
             EtcdWebhookCursors.create(n.client, Duration.ofSeconds(5)),
@@ -106,7 +107,8 @@ class WebhooksOnEtcdTest {
         assertEquals(2, accepted.size(), accepted.toString());
         assertEquals(first, accepted.get(0));
         assertTrue(
-            all.stream().allMatch(r -> r.id().startsWith("state-")), "cluster-wide ids: " + all);
+            all.stream().allMatch(r -> r.id().startsWith("sluice-test/state-")),
+            "cluster-wide ids: " + all);
       }
     }
   }

@@ -41,8 +41,8 @@ final class Outbox {
     }
   }
 
-  /** What the cursor file holds. */
-  record Cursors(long taken, Map<String, Cursor> sinks) {}
+  /** What the cursor file holds; {@code source} is this node's id in event ids (single node). */
+  record Cursors(long taken, String source, Map<String, Cursor> sinks) {}
 
   private final Path dir;
   private final DiskWrites writes;
@@ -69,6 +69,8 @@ final class Outbox {
   private long savedTaken;
   private final Map<String, Long> dropped = new HashMap<>();
   private volatile String problem;
+  // A single node's part of its event ids, made once and kept in the cursor file.
+  private String source;
 
   private Outbox(Path dir, DiskWrites writes, ObjectMapper json, int limit) {
     this.dir = dir;
@@ -111,6 +113,7 @@ final class Outbox {
       Cursors c = json.readValue(Files.readAllBytes(file), Cursors.class);
       taken = c.taken();
       savedTaken = c.taken();
+      source = c.source();
       if (c.sinks() != null) {
         cursors.putAll(c.sinks());
       }
@@ -182,6 +185,20 @@ final class Outbox {
     } catch (IOException e) {
       unhealthy("the damaged webhook outbox file " + file + " cannot be moved aside", e);
     }
+  }
+
+  /**
+   * This node's random id, the first part of the ids of its events when it is no cluster's node:
+   * two single nodes sending to one receiver never share an id. Made on first use and kept.
+   */
+  synchronized String source() {
+    if (source == null) {
+      byte[] b = new byte[6];
+      new java.security.SecureRandom().nextBytes(b);
+      source = "node-" + java.util.HexFormat.of().formatHex(b);
+      saveCursors();
+    }
+    return source;
   }
 
   /** The webhooks now configured; a new one starts after the newest event heard. */
@@ -350,7 +367,7 @@ final class Outbox {
   private void saveCursors() {
     try {
       long saved = unwritten.isEmpty() ? taken : Math.min(taken, unwritten.first() - 1);
-      byte[] b = json.writeValueAsBytes(new Cursors(saved, cursors));
+      byte[] b = json.writeValueAsBytes(new Cursors(saved, source, cursors));
       writes.replace(dir.resolve(CURSORS), b, b.length);
     } catch (IOException x) {
       unhealthy(

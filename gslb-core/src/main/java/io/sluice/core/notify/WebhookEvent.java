@@ -13,10 +13,11 @@ import java.util.Map;
  * verdict-change}, {@code freeze}, ...).
  *
  * <p>{@code id} is the idempotency key, equal on every attempt and every node: {@code
- * state-<revision>} for a change of the shared traffic state (the revision is the same on every
- * node of a cluster), {@code <node>-<seq>} for an event only this node records (verdicts,
- * configuration reloads, loads pushed to it). {@code seq} is the node's audit sequence number, the
- * order of the outbox.
+ * <source>/state-<revision>} for a change of the shared traffic state (the revision is the same on
+ * every node of a cluster), {@code <source>/<node>-<seq>} for an event only this node records
+ * (verdicts, configuration reloads, loads pushed to it). {@code source} tells deployments apart: a
+ * cluster's etcd prefix, or a single node's own random id. {@code seq} is the node's audit sequence
+ * number, the order of the outbox.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record WebhookEvent(
@@ -41,13 +42,16 @@ public record WebhookEvent(
     switches = switches == null ? List.of() : List.copyOf(switches);
   }
 
-  /** The event of {@code a} recorded on {@code node}, with the switch records it concerns. */
-  static WebhookEvent of(AuditEvent a, List<SwitchRecord> switches, String node) {
+  /**
+   * The event of {@code a} recorded on {@code node} of deployment {@code source}, with the switch
+   * records it concerns.
+   */
+  static WebhookEvent of(AuditEvent a, List<SwitchRecord> switches, String source, String node) {
     Map<String, Object> d = a.details() == null ? Map.of() : a.details();
     Long revision = shared(d) && d.get("revision") instanceof Number n ? n.longValue() : null;
     String origin = d.get("origin") instanceof String o ? o : node;
     return new WebhookEvent(
-        revision != null ? "state-" + revision : node + "-" + a.seq(),
+        source + "/" + (revision != null ? "state-" + revision : node + "-" + a.seq()),
         a.action(),
         a.service(),
         a.timeMillis(),

@@ -62,6 +62,8 @@ public final class Webhooks implements Closeable {
   private final Outbox outbox;
   private FileAuditLog audit;
   private final String node;
+  // The first part of every event id (see WebhookEvent).
+  private String source;
   private final Ticker ticker;
   private final Leadership leadership;
   private final SharedCursors shared;
@@ -150,11 +152,15 @@ public final class Webhooks implements Closeable {
     this.thread.setDaemon(true);
   }
 
-  /** What a node's webhooks are built from. */
+  /**
+   * What a node's webhooks are built from; {@code cluster} is the cluster's etcd key prefix, null
+   * on a single node.
+   */
   public record Setup(
       Path stateDir,
       FileAuditLog audit,
       String node,
+      String cluster,
       Ticker ticker,
       Leadership leadership,
       SharedCursors shared,
@@ -192,6 +198,10 @@ public final class Webhooks implements Closeable {
             setup.shared(),
             setup.metrics(),
             setup.random());
+    w.source =
+        setup.cluster() == null
+            ? outbox.source()
+            : setup.cluster().replaceAll("^/+", "").replace('/', '-');
     w.configure(n, baseDir);
     setup.metrics().webhookOutbox(() -> outbox.problem() == null);
     w.audit = setup.audit();
@@ -227,7 +237,7 @@ public final class Webhooks implements Closeable {
 
   /** The audit log's listener: keeps the event if a webhook wants it and this node sends it. */
   private void heard(AuditEvent a, List<SwitchRecord> switches) {
-    WebhookEvent e = WebhookEvent.of(a, switches, node);
+    WebhookEvent e = WebhookEvent.of(a, switches, source, node);
     boolean mine = e.cluster() || leadership.leads();
     for (String sink : outbox.add(e, mine)) {
       LOG.log(

@@ -210,6 +210,7 @@ public final class SluiceRuntime implements AutoCloseable {
                   stateConfig.stateDirectory(),
                   traffic.auditLog(),
                   config.localVantage(),
+                  config.clustered() ? config.cluster().prefix() : null,
                   Ticker.SYSTEM,
                   membership == null ? Leadership.ALWAYS : membership.leadership(),
                   cluster == null ? SharedCursors.NONE : cluster.webhookCursors(),
