@@ -338,4 +338,34 @@ class WebhookDeliveryTest {
       assertEquals("freeze", receiver.accepted().get(0).type());
     }
   }
+
+  @Test
+  void aWebhookAddedByAReloadStartsWithTheNextEventAndARemovedOneIsForgotten() throws Exception {
+    try (WebhookReceiver second = new WebhookReceiver();
+        TrafficFixture f = fixture();
+        Webhooks hooks = start(f, notifications(Duration.ofSeconds(2)), DiskWrites.DIRECT)) {
+      f.allUp();
+      receiver.behave(body -> 500);
+      f.controller().freeze(ALICE, null, true, "before the reload", null);
+      until(f, () -> !receiver.requests().isEmpty(), "the first webhook tried");
+      WebhookConfig added =
+          new WebhookConfig(
+              "chat", second.url(), null, null, null, null, Duration.ofSeconds(2), Format.SLACK);
+      // The reload drops "ops" (its backlog with it) and adds "chat".
+      hooks.configure(new NotificationsConfig(List.of(added), 100, Duration.ofSeconds(8)), dir);
+      f.controller().freeze(ALICE, null, false, "after the reload", null);
+      until(f, () -> second.accepted().size() >= 1, "the new webhook");
+      f.ticker.advance(Duration.ofMinutes(1));
+      Thread.sleep(200);
+      assertEquals(1, second.requests().size(), "only the event after the reload");
+      assertTrue(
+          second.accepted().get(0).body().get("text").asText().contains("unfreeze (node-wide)"),
+          second.accepted().get(0).body().toString());
+      assertEquals(0, stats.get("chat").pending());
+      int before = receiver.requests().size();
+      f.ticker.advance(Duration.ofMinutes(1));
+      Thread.sleep(200);
+      assertEquals(before, receiver.requests().size(), "a removed webhook gets nothing more");
+    }
+  }
 }
