@@ -69,6 +69,8 @@ final class Outbox {
   private long savedTaken;
   private final Map<String, Long> dropped = new HashMap<>();
   private volatile String problem;
+  // Raised by every change of what is owed (an event kept, a cursor moved, webhooks changed).
+  private volatile long generation;
   // A single node's part of its event ids, made once and kept in the cursor file.
   private String source;
 
@@ -213,6 +215,7 @@ final class Outbox {
     }
     cursors.keySet().retainAll(configured.keySet());
     cursorsLost = false;
+    generation++;
     if (added) {
       saveCursors();
     }
@@ -223,6 +226,7 @@ final class Outbox {
   synchronized void shared(Map<String, Map<String, Long>> cursorsOfCluster) {
     if (!cursorsOfCluster.equals(shared)) {
       this.shared = cursorsOfCluster;
+      generation++;
       compact(); // what the leader delivered is no longer owed here
     }
   }
@@ -248,6 +252,7 @@ final class Outbox {
       return List.of();
     }
     events.put(e.seq(), e);
+    generation++;
     write(e);
     List<String> lost = new ArrayList<>();
     while (events.size() > limit) {
@@ -349,17 +354,7 @@ final class Outbox {
       return;
     }
     c.lanes().merge(e.lane(), e.seq(), Math::max);
-    System.err.println(
-        "DEBUG delivered "
-            + sink
-            + " "
-            + e.id()
-            + " lanes "
-            + c.lanes()
-            + " since "
-            + c.since()
-            + " events "
-            + events.keySet());
+    generation++;
     saveCursors();
     compact();
   }
@@ -415,6 +410,11 @@ final class Outbox {
         out = null;
       }
     }
+  }
+
+  /** A number that changes whenever what is owed to the webhooks may have changed. */
+  long generation() {
+    return generation;
   }
 
   /** Why the outbox is unhealthy, or null. */

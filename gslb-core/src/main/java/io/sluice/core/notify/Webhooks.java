@@ -82,6 +82,9 @@ public final class Webhooks implements Closeable {
   private long sharedReadAt = Long.MIN_VALUE;
   // Whether this node led at the last step (dispatcher thread only).
   private boolean led;
+  // The outbox's generation at the last scan, and the earliest retry then scheduled.
+  private long seenGeneration = -1;
+  private long nextRetryMillis = Long.MAX_VALUE;
 
   /** One configured webhook with its secrets read. */
   private record Sink(WebhookConfig config, byte[] secret, String routingKey) {}
@@ -308,17 +311,26 @@ public final class Webhooks implements Closeable {
   private void run() {
     while (!closed) {
       try {
+        boolean due = false;
         for (Runnable r; (r = results.poll()) != null; ) {
           r.run();
+          due = true;
         }
         boolean leads = leadership.leads();
         if (leads && !led) {
           // Just took over: read how far the old leader got before sending anything.
           sharedReadAt = Long.MIN_VALUE;
         }
+        due |= leads != led;
         led = leads;
         refreshShared();
-        dispatch(leads);
+        // The outbox is scanned only when something changed or a retry is due, so a long backlog
+        // waiting for a dead receiver costs nothing between attempts.
+        long generation = outbox.generation();
+        if (due || generation != seenGeneration || ticker.currentTimeMillis() >= nextRetryMillis) {
+          seenGeneration = generation;
+          dispatch(leads);
+        }
       } catch (RuntimeException e) {
         LOG.log(System.Logger.Level.ERROR, "webhook delivery step failed", e);
       }
@@ -348,6 +360,7 @@ public final class Webhooks implements Closeable {
 
   private void dispatch(boolean leads) {
     long now = ticker.currentTimeMillis();
+    nextRetryMillis = Long.MAX_VALUE;
     for (Sink sink : sinks.values()) {
       String name = sink.config().name();
       for (WebhookEvent e : outbox.heads(name)) {
@@ -365,6 +378,8 @@ public final class Webhooks implements Closeable {
         }
         if (now >= lane.nextAtMillis) {
           send(sink, e, lane);
+        } else {
+          nextRetryMillis = Math.min(nextRetryMillis, lane.nextAtMillis);
         }
       }
     }
@@ -395,13 +410,6 @@ public final class Webhooks implements Closeable {
           WebhookBodies.signature(sink.secret(), ticker.currentTimeMillis() / 1000, body));
     }
     lane.inFlight = true;
-    System.err.println(
-        "DEBUG send "
-            + e.id()
-            + " "
-            + System.identityHashCode(this)
-            + " "
-            + Thread.currentThread().getName());
     Stats s = stats.computeIfAbsent(w.name(), Stats::new);
     http.sendAsync(rq.build(), HttpResponse.BodyHandlers.discarding())
         .whenComplete(
