@@ -68,6 +68,7 @@ public final class ConfigFiles {
         config.pools(),
         config.probes(),
         config.cluster(),
+        config.notifications(),
         config.observability(),
         config.baseDir());
   }
@@ -84,6 +85,7 @@ public final class ConfigFiles {
         config.pools(),
         config.probes(),
         cluster,
+        config.notifications(),
         config.observability(),
         config.baseDir());
   }

@@ -21,14 +21,18 @@ import io.sluice.core.divergence.PeriodicDivergenceCheck;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.history.PastStates;
 import io.sluice.core.history.StateHistory;
+import io.sluice.core.notify.SharedCursors;
+import io.sluice.core.notify.Webhooks;
 import io.sluice.core.spi.CookieRotation;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.Leadership;
 import io.sluice.core.spi.OpinionExchange;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.store.DiskWrites;
 import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
@@ -42,6 +46,7 @@ import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,6 +80,8 @@ public final class SluiceRuntime implements AutoCloseable {
   private PeriodicDivergenceCheck divergence;
   // The policy planner's sampler and the state history; closed after the DNS listeners.
   private LookBack lookBack;
+  // Sends the audited changes to the configured webhooks, from the outbox.
+  private Webhooks webhooks;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -178,6 +185,7 @@ public final class SluiceRuntime implements AutoCloseable {
     ClusterMembership membership = null;
     PeriodicDivergenceCheck divergence = null;
     LookBack lookBack = null;
+    Webhooks webhooks = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
       lookBack = new LookBack(planner);
@@ -207,6 +215,31 @@ public final class SluiceRuntime implements AutoCloseable {
                   planner,
                   cluster.state(),
                   membership.leadership());
+      // Every audited change goes to the webhook outbox from here on (in a cluster, the leader
+      // sends); reloads bring new webhooks and secrets with the snapshot that publishes them.
+      webhooks =
+          Webhooks.start(
+              new Webhooks.Setup(
+                  stateConfig.stateDirectory(),
+                  traffic.auditLog(),
+                  config.localVantage(),
+                  config.clustered() ? config.cluster().prefix() : null,
+                  Ticker.SYSTEM,
+                  membership == null ? Leadership.ALWAYS : membership.leadership(),
+                  cluster == null ? SharedCursors.NONE : cluster.webhookCursors(),
+                  gslb,
+                  new SecureRandom(),
+                  DiskWrites.DIRECT),
+              config);
+      Webhooks hooks = webhooks;
+      SluiceConfig[] heardConfig = {store.current().config()};
+      store.addListener(
+          s -> {
+            if (s.config() != heardConfig[0]) {
+              heardConfig[0] = s.config();
+              hooks.configure(s.config());
+            }
+          });
       // In a cluster the verdicts come from the quorum over every node's opinions, shared on etcd.
       OpinionExchange opinions = OpinionExchange.NONE;
       if (config.clustered()) {
@@ -323,6 +356,7 @@ public final class SluiceRuntime implements AutoCloseable {
       runtime.membership = membership;
       runtime.divergence = divergence;
       runtime.lookBack = lookBack;
+      runtime.webhooks = webhooks;
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       SluiceRuntime partial =
@@ -332,6 +366,7 @@ public final class SluiceRuntime implements AutoCloseable {
       partial.membership = membership;
       partial.divergence = divergence;
       partial.lookBack = lookBack;
+      partial.webhooks = webhooks;
       partial.close();
       throw e;
     }
@@ -442,6 +477,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (clusterHealth != null) {
       closeQuietly("health opinion exchange", clusterHealth);
+    }
+    if (webhooks != null) {
+      closeQuietly("webhooks", webhooks);
     }
     if (traffic != null) {
       closeQuietly("traffic system", traffic);
