@@ -104,7 +104,7 @@ final class StatusCommand extends ApiCommand {
       }
     }
     endpoints.print(out(), colour);
-    Table loads = new Table("POOL", "LOAD", "OF CAPACITY", "SOURCE", "STALE");
+    Table loads = new Table("POOL", "LOAD", "OF CAPACITY", "SOURCE", "REPORTED", "STALE");
     for (JsonNode p : st.path("pools")) {
       JsonNode l = p.path("load");
       if (l.isObject() && (only == null || pools.contains(p.path("name").asText()))) {
@@ -116,6 +116,7 @@ final class StatusCommand extends ApiCommand {
                 ? percent(l.path("percentOfCapacity").asDouble())
                 : "-",
             l.path("source").asText(),
+            l.path("reportedMillis").isNumber() ? time.ago(l.path("reportedMillis").asLong()) : "-",
             Style.flag(stale ? "yes (ignored)" : "no", stale));
       }
     }
