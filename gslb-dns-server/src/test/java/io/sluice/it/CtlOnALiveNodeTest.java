@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CtlOnALiveNodeTest {
   private static final String SERVICE = "fo.example.test.";
+
   /** A recent moment as the tables show it: "now", "4 s ago", "1 min 5 s ago". */
   private static final String AGO = "(now|\\d+ s ago|\\d+ min( \\d+ s)? ago)";
 

@@ -35,7 +35,13 @@ import picocli.CommandLine.Unmatched;
     description = {
       "Authoritative DNS server for global server load balancing. With no command: run."
     },
-    subcommands = {Main.Run.class, Main.Check.class, Main.Ctl.class, Main.Agent.class},
+    subcommands = {
+      Main.Run.class,
+      Main.Check.class,
+      Main.Ctl.class,
+      Main.Agent.class,
+      StateCommand.class
+    },
     footer = {
       "",
       "Example:",

@@ -35,7 +35,7 @@ class MainTest {
     StringWriter out = new StringWriter();
     CommandLine cli = Main.commandLine().setOut(new PrintWriter(out));
     assertEquals(0, cli.execute("--help"));
-    // The commands Main names, and those found in the package (state) without a list.
+    // The commands Main names, and any other *Command class of the package.
     for (String command : new String[] {"run, serve", "check", "ctl", "probe-agent", "state"}) {
       assertTrue(out.toString().contains("  " + command + " "), command + " in:\n" + out);
     }
