@@ -32,6 +32,7 @@ import io.sluice.core.config.HttpsConfig;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.dns.response.Responder;
+import io.sluice.dns.server.InheritedSockets;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,11 +61,13 @@ public final class HttpsServer implements AutoCloseable {
   private final EventLoopGroup group;
   private final List<Channel> channels;
   private final int port;
+  private final ConnectionCap cap;
 
-  private HttpsServer(EventLoopGroup group, List<Channel> channels, int port) {
+  private HttpsServer(EventLoopGroup group, List<Channel> channels, int port, ConnectionCap cap) {
     this.group = group;
     this.channels = channels;
     this.port = port;
+    this.cap = cap;
   }
 
   /**
@@ -79,6 +82,23 @@ public final class HttpsServer implements AutoCloseable {
       Supplier<HttpsSettings> settings,
       GslbMetrics metrics,
       Ticker ticker)
+      throws InterruptedException {
+    return start(config, threads, responder, settings, metrics, ticker, InheritedSockets.NONE);
+  }
+
+  /**
+   * As {@link #start(HttpsConfig, int, Responder, Supplier, GslbMetrics, Ticker)}, accepting on the
+   * sockets of {@code inherited} that match the configured addresses instead of binding new ones (a
+   * zero-downtime restart).
+   */
+  public static HttpsServer start(
+      HttpsConfig config,
+      int threads,
+      Responder responder,
+      Supplier<HttpsSettings> settings,
+      GslbMetrics metrics,
+      Ticker ticker,
+      InheritedSockets inherited)
       throws InterruptedException {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -105,17 +125,22 @@ public final class HttpsServer implements AutoCloseable {
     try {
       int port = config.port();
       for (String listen : config.listen()) {
+        List<InheritedSockets.Socket> handed = inherited.claimHttps(Addresses.of(listen), port);
+        ServerBootstrap b = new ServerBootstrap().group(group);
+        if (!handed.isEmpty()) {
+          int fd = handed.get(0).fd();
+          b.channelFactory(() -> new EpollServerSocketChannel(fd));
+        } else {
+          b.channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class);
+        }
+        b.option(ChannelOption.SO_BACKLOG, 1024)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(init);
         Channel ch =
-            new ServerBootstrap()
-                .group(group)
-                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .option(ChannelOption.SO_REUSEADDR, true)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(init)
-                .bind(Addresses.of(listen), port)
-                .sync()
-                .channel();
+            handed.isEmpty()
+                ? b.bind(Addresses.of(listen), port).sync().channel()
+                : b.register().sync().channel();
         // With port 0 the first listener picks a free port and the others take the same.
         port = ((InetSocketAddress) ch.localAddress()).getPort();
         channels.add(ch);
@@ -124,7 +149,7 @@ public final class HttpsServer implements AutoCloseable {
             listen.contains(":") ? "[" + listen + "]" : listen,
             port);
       }
-      return new HttpsServer(group, List.copyOf(channels), port);
+      return new HttpsServer(group, List.copyOf(channels), port, cap);
     } catch (Exception e) {
       // Includes a bind's BindException, which Netty rethrows unchecked.
       closeAll(group, channels);
@@ -135,6 +160,31 @@ public final class HttpsServer implements AutoCloseable {
   /** The port every listener is bound to. */
   public int port() {
     return port;
+  }
+
+  /** The listening sockets, to hand over to the node taking over; empty without epoll. */
+  public List<InheritedSockets.Socket> listeningSockets() {
+    if (channels.isEmpty() || !(channels.get(0) instanceof EpollServerSocketChannel)) {
+      return List.of();
+    }
+    return channels.stream()
+        .map(c -> InheritedSockets.Socket.of(InheritedSockets.Kind.HTTPS, c))
+        .toList();
+  }
+
+  /**
+   * Stops accepting (the node that took the sockets over accepts now); open connections are served
+   * until they close or {@link #close()}.
+   */
+  public void stopListening() {
+    for (Channel c : channels) {
+      c.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    }
+  }
+
+  /** HTTPS connections open now. */
+  public int openConnections() {
+    return cap.open.get();
   }
 
   @Override

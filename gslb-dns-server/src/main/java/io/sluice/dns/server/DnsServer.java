@@ -67,6 +67,8 @@ public final class DnsServer implements AutoCloseable {
   private final AtomicInteger tcpConnections;
   private final TcpConnectionTable tcpTable;
   private final UdpQueues udpQueues;
+  private final Responder responder;
+  private final DnsConfig dns;
 
   private DnsServer(
       EventLoopGroup group,
@@ -76,7 +78,9 @@ public final class DnsServer implements AutoCloseable {
       boolean epoll,
       AtomicInteger tcpConnections,
       TcpConnectionTable tcpTable,
-      UdpQueues udpQueues) {
+      UdpQueues udpQueues,
+      Responder responder,
+      DnsConfig dns) {
     this.group = group;
     this.acceptGroup = acceptGroup;
     this.channels = channels;
@@ -85,6 +89,8 @@ public final class DnsServer implements AutoCloseable {
     this.tcpConnections = tcpConnections;
     this.tcpTable = tcpTable;
     this.udpQueues = udpQueues;
+    this.responder = responder;
+    this.dns = dns;
   }
 
   /**
@@ -102,6 +108,21 @@ public final class DnsServer implements AutoCloseable {
    */
   public static DnsServer start(
       DnsConfig dns, Responder responder, SnapshotStore store, GslbMetrics metrics)
+      throws InterruptedException {
+    return start(dns, responder, store, metrics, InheritedSockets.NONE);
+  }
+
+  /**
+   * As {@link #start(DnsConfig, Responder, SnapshotStore, GslbMetrics)}, reading the sockets in
+   * {@code inherited} that match the configured addresses instead of binding new ones (a
+   * zero-downtime restart); they start being read at once.
+   */
+  public static DnsServer start(
+      DnsConfig dns,
+      Responder responder,
+      SnapshotStore store,
+      GslbMetrics metrics,
+      InheritedSockets inherited)
       throws InterruptedException {
     boolean epoll = Epoll.isAvailable();
     int threads = dns.threads() == 0 ? Runtime.getRuntime().availableProcessors() : dns.threads();
@@ -127,11 +148,31 @@ public final class DnsServer implements AutoCloseable {
               dns.tcpMessageTimeout().toNanos(),
               metrics);
       int port =
-          bindAll(dns, group, acceptGroup, epoll, threads, table, responder, queues, tcp, channels);
+          bindAll(
+              dns,
+              group,
+              acceptGroup,
+              epoll,
+              threads,
+              table,
+              responder,
+              queues,
+              tcp,
+              channels,
+              inherited);
       queues.bound(channels.stream().filter(c -> !(c instanceof ServerChannel)).toList());
       metrics.dnsSockets(queues);
       return new DnsServer(
-          group, acceptGroup, List.copyOf(channels), port, epoll, tcpConnections, table, queues);
+          group,
+          acceptGroup,
+          List.copyOf(channels),
+          port,
+          epoll,
+          tcpConnections,
+          table,
+          queues,
+          responder,
+          dns);
     } catch (Exception e) {
       // Includes a bind's BindException, which Netty rethrows unchecked.
       closeAll(group, acceptGroup, channels);
@@ -154,29 +195,52 @@ public final class DnsServer implements AutoCloseable {
       Responder responder,
       UdpQueues queues,
       TcpChannelInitializer tcp,
-      List<Channel> channels)
+      List<Channel> channels,
+      InheritedSockets inherited)
       throws InterruptedException {
     for (int attempt = 1; ; attempt++) {
       int port = dns.port();
       try {
         for (String listen : dns.listen()) {
           InetAddress address = literal(listen);
-          int sockets = epoll ? threads : 1;
+          // Handed-over sockets keep their queued datagrams and their place in the kernel's
+          // SO_REUSEPORT group, so none is lost and no flow is re-hashed; read them all.
+          List<InheritedSockets.Socket> udpHanded =
+              inherited.claim(InheritedSockets.Kind.DNS_UDP, address, port);
+          int sockets = !udpHanded.isEmpty() ? udpHanded.size() : epoll ? threads : 1;
           for (int i = 0; i < sockets; i++) {
             // A handler per socket: it keeps the socket's reply buffer.
             UdpQueryHandler udp = new UdpQueryHandler(responder, queues);
-            Channel ch = udpBootstrap(group, epoll, dns, udp).bind(address, port).sync().channel();
+            Channel ch;
+            if (udpHanded.isEmpty()) {
+              ch = udpBootstrap(group, epoll, dns, udp, null).bind(address, port).sync().channel();
+            } else {
+              int fd = udpHanded.get(i).fd();
+              ch = udpBootstrap(group, epoll, dns, udp, fd).register().sync().channel();
+            }
             port = ((InetSocketAddress) ch.localAddress()).getPort();
             channels.add(ch);
-            log.info("listening on udp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
+            log.info(
+                "listening on udp {} ({}{})",
+                ch.localAddress(),
+                epoll ? "epoll" : "nio",
+                udpHanded.isEmpty() ? "" : ", handed over");
           }
+          List<InheritedSockets.Socket> tcpHanded =
+              inherited.claim(InheritedSockets.Kind.DNS_TCP, address, port);
+          ServerBootstrap server =
+              tcpBootstrap(
+                  acceptGroup, group, epoll, table, tcp, tcpHanded.isEmpty() ? null : tcpHanded);
           Channel ch =
-              tcpBootstrap(acceptGroup, group, epoll, table, tcp)
-                  .bind(address, port)
-                  .sync()
-                  .channel();
+              tcpHanded.isEmpty()
+                  ? server.bind(address, port).sync().channel()
+                  : server.register().sync().channel();
           channels.add(ch);
-          log.info("listening on tcp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
+          log.info(
+              "listening on tcp {} ({}{})",
+              ch.localAddress(),
+              epoll ? "epoll" : "nio",
+              tcpHanded.isEmpty() ? "" : ", handed over");
         }
         return port;
       } catch (Exception e) {
@@ -196,8 +260,9 @@ public final class DnsServer implements AutoCloseable {
     }
   }
 
+  /** A UDP bootstrap; with {@code fd} it registers that bound socket instead of creating one. */
   private static Bootstrap udpBootstrap(
-      EventLoopGroup group, boolean epoll, DnsConfig dns, UdpQueryHandler handler) {
+      EventLoopGroup group, boolean epoll, DnsConfig dns, UdpQueryHandler handler, Integer fd) {
     Bootstrap b =
         new Bootstrap()
             .group(group)
@@ -207,19 +272,24 @@ public final class DnsServer implements AutoCloseable {
       b.option(ChannelOption.SO_RCVBUF, dns.socketBufferBytes())
           .option(ChannelOption.SO_SNDBUF, dns.socketBufferBytes());
     }
+    if (fd != null) {
+      b.channelFactory(() -> new EpollDatagramChannel(fd));
+    } else if (epoll) {
+      b.channel(EpollDatagramChannel.class);
+    } else {
+      b.channel(NioDatagramChannel.class);
+    }
     if (epoll) {
-      b.channel(EpollDatagramChannel.class)
-          .option(EpollChannelOption.SO_REUSEPORT, true)
+      b.option(EpollChannelOption.SO_REUSEPORT, true)
           .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)
           .option(
               ChannelOption.RECVBUF_ALLOCATOR,
               new FixedRecvByteBufAllocator(MAX_DATAGRAM * DATAGRAMS_PER_READ)
                   .maxMessagesPerRead(DATAGRAMS_PER_READ * 4));
     } else {
-      b.channel(NioDatagramChannel.class)
-          .option(
-              ChannelOption.RECVBUF_ALLOCATOR,
-              new FixedRecvByteBufAllocator(65536).maxMessagesPerRead(DATAGRAMS_PER_READ));
+      b.option(
+          ChannelOption.RECVBUF_ALLOCATOR,
+          new FixedRecvByteBufAllocator(65536).maxMessagesPerRead(DATAGRAMS_PER_READ));
     }
     return b;
   }
@@ -229,11 +299,17 @@ public final class DnsServer implements AutoCloseable {
       EventLoopGroup group,
       boolean epoll,
       TcpConnectionTable table,
-      TcpChannelInitializer init) {
-    return new ServerBootstrap()
-        .group(acceptGroup, group)
-        .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-        .option(ChannelOption.SO_BACKLOG, 1024)
+      TcpChannelInitializer init,
+      List<InheritedSockets.Socket> handed) {
+    ServerBootstrap b = new ServerBootstrap().group(acceptGroup, group);
+    if (handed != null) {
+      // One listening socket per address and port: a second one would be the same queue.
+      int fd = handed.get(0).fd();
+      b.channelFactory(() -> new EpollServerSocketChannel(fd));
+    } else {
+      b.channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class);
+    }
+    return b.option(ChannelOption.SO_BACKLOG, 1024)
         .option(ChannelOption.SO_REUSEADDR, true)
         .handler(table)
         .childOption(ChannelOption.TCP_NODELAY, true)
@@ -277,6 +353,48 @@ public final class DnsServer implements AutoCloseable {
   /** TCP connections closed since start to make room for new ones. */
   public long evictedTcpConnections() {
     return tcpTable.evicted();
+  }
+
+  /**
+   * The listening sockets (UDP and TCP), to hand over to the node that takes over from this one;
+   * empty without the native transport, which cannot hand sockets over.
+   */
+  public List<InheritedSockets.Socket> listeningSockets() {
+    if (!epoll) {
+      return List.of();
+    }
+    return channels.stream()
+        .map(
+            c ->
+                InheritedSockets.Socket.of(
+                    c instanceof ServerChannel
+                        ? InheritedSockets.Kind.DNS_TCP
+                        : InheritedSockets.Kind.DNS_UDP,
+                    c))
+        .toList();
+  }
+
+  /**
+   * Stops reading the listening sockets (the node that took them over reads them now): closes this
+   * process's descriptors only, so the sockets and their queues live on in the other process.
+   * Connections already accepted are served on until they close.
+   */
+  public void stopListening() {
+    for (Channel c : channels) {
+      c.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Binds a private UDP socket on the loopback address, answered like the listeners, for a self
+   * check that must reach this process and not another one reading the same sockets; the caller
+   * closes it.
+   */
+  public Channel bindSelfCheck() throws InterruptedException {
+    return udpBootstrap(group, epoll, dns, new UdpQueryHandler(responder, new UdpQueues()), null)
+        .bind(InetAddress.getLoopbackAddress(), 0)
+        .sync()
+        .channel();
   }
 
   /** Closes every listener and stops the event loops, waiting a few seconds at most. */
