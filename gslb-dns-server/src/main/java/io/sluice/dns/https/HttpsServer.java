@@ -36,6 +36,7 @@ import io.sluice.dns.server.InheritedSockets;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -62,12 +63,19 @@ public final class HttpsServer implements AutoCloseable {
   private final List<Channel> channels;
   private final int port;
   private final ConnectionCap cap;
+  private final InheritedSockets.Held held;
 
-  private HttpsServer(EventLoopGroup group, List<Channel> channels, int port, ConnectionCap cap) {
+  private HttpsServer(
+      EventLoopGroup group,
+      List<Channel> channels,
+      int port,
+      ConnectionCap cap,
+      InheritedSockets.Held held) {
     this.group = group;
     this.channels = channels;
     this.port = port;
     this.cap = cap;
+    this.held = held;
   }
 
   /**
@@ -122,6 +130,7 @@ public final class HttpsServer implements AutoCloseable {
           }
         };
     List<Channel> channels = new ArrayList<>();
+    InheritedSockets.Held held = new InheritedSockets.Held();
     try {
       int port = config.port();
       for (String listen : config.listen()) {
@@ -137,10 +146,12 @@ public final class HttpsServer implements AutoCloseable {
             .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childHandler(init);
-        Channel ch =
-            handed.isEmpty()
-                ? b.bind(Addresses.of(listen), port).sync().channel()
-                : b.register().sync().channel();
+        if (!handed.isEmpty()) {
+          held.add(handed.get(0).fd(), b::register);
+          port = handed.get(0).address().getPort();
+          continue;
+        }
+        Channel ch = b.bind(Addresses.of(listen), port).sync().channel();
         // With port 0 the first listener picks a free port and the others take the same.
         port = ((InetSocketAddress) ch.localAddress()).getPort();
         channels.add(ch);
@@ -149,8 +160,9 @@ public final class HttpsServer implements AutoCloseable {
             listen.contains(":") ? "[" + listen + "]" : listen,
             port);
       }
-      return new HttpsServer(group, List.copyOf(channels), port, cap);
+      return new HttpsServer(group, new CopyOnWriteArrayList<>(channels), port, cap, held);
     } catch (Exception e) {
+      held.close();
       // Includes a bind's BindException, which Netty rethrows unchecked.
       closeAll(group, channels);
       throw e;
@@ -182,6 +194,11 @@ public final class HttpsServer implements AutoCloseable {
     }
   }
 
+  /** Starts accepting on handed-over sockets held until this process answers (a takeover). */
+  public void startReading() throws InterruptedException {
+    held.register(channels);
+  }
+
   /** HTTPS connections open now. */
   public int openConnections() {
     return cap.open.get();
@@ -189,6 +206,7 @@ public final class HttpsServer implements AutoCloseable {
 
   @Override
   public void close() {
+    held.close();
     closeAll(group, channels);
   }
 

@@ -4,6 +4,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.IoHandlerFactory;
@@ -15,9 +16,11 @@ import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.unix.UnixChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.core.config.DnsConfig;
 import io.sluice.core.spi.DnsSocketStats;
@@ -29,6 +32,9 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -61,7 +67,9 @@ public final class DnsServer implements AutoCloseable {
 
   private final EventLoopGroup group;
   private final EventLoopGroup acceptGroup;
+  // Grows when handed-over sockets start being read (startReading).
   private final List<Channel> channels;
+  private final InheritedSockets.Held held;
   private final int port;
   private final boolean epoll;
   private final AtomicInteger tcpConnections;
@@ -80,7 +88,8 @@ public final class DnsServer implements AutoCloseable {
       TcpConnectionTable tcpTable,
       UdpQueues udpQueues,
       Responder responder,
-      DnsConfig dns) {
+      DnsConfig dns,
+      InheritedSockets.Held held) {
     this.group = group;
     this.acceptGroup = acceptGroup;
     this.channels = channels;
@@ -91,6 +100,7 @@ public final class DnsServer implements AutoCloseable {
     this.udpQueues = udpQueues;
     this.responder = responder;
     this.dns = dns;
+    this.held = held;
   }
 
   /**
@@ -134,6 +144,7 @@ public final class DnsServer implements AutoCloseable {
     EventLoopGroup acceptGroup =
         new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("sluice-dns-accept", true), io);
     List<Channel> channels = new ArrayList<>();
+    InheritedSockets.Held held = new InheritedSockets.Held();
     AtomicInteger tcpConnections = new AtomicInteger();
     TcpConnectionTable table =
         new TcpConnectionTable(
@@ -159,22 +170,25 @@ public final class DnsServer implements AutoCloseable {
               queues,
               tcp,
               channels,
-              inherited);
+              inherited,
+              held);
       queues.bound(channels.stream().filter(c -> !(c instanceof ServerChannel)).toList());
       metrics.dnsSockets(queues);
       return new DnsServer(
           group,
           acceptGroup,
-          List.copyOf(channels),
+          new CopyOnWriteArrayList<>(channels),
           port,
           epoll,
           tcpConnections,
           table,
           queues,
           responder,
-          dns);
+          dns,
+          held);
     } catch (Exception e) {
       // Includes a bind's BindException, which Netty rethrows unchecked.
+      held.close();
       closeAll(group, acceptGroup, channels);
       throw e;
     }
@@ -196,7 +210,8 @@ public final class DnsServer implements AutoCloseable {
       UdpQueues queues,
       TcpChannelInitializer tcp,
       List<Channel> channels,
-      InheritedSockets inherited)
+      InheritedSockets inherited,
+      InheritedSockets.Held held)
       throws InterruptedException {
     for (int attempt = 1; ; attempt++) {
       int port = dns.port();
@@ -211,36 +226,33 @@ public final class DnsServer implements AutoCloseable {
           for (int i = 0; i < sockets; i++) {
             // A handler per socket: it keeps the socket's reply buffer.
             UdpQueryHandler udp = new UdpQueryHandler(responder, queues);
-            Channel ch;
-            if (udpHanded.isEmpty()) {
-              ch = udpBootstrap(group, epoll, dns, udp, null).bind(address, port).sync().channel();
-            } else {
-              int fd = udpHanded.get(i).fd();
-              ch = udpBootstrap(group, epoll, dns, udp, fd).register().sync().channel();
+            if (!udpHanded.isEmpty()) {
+              InheritedSockets.Socket s = udpHanded.get(i);
+              held.add(s.fd(), udpBootstrap(group, epoll, dns, udp, s.fd())::register);
+              port = s.address().getPort();
+              log.info("handed over: udp {}, read once this process answers", s.address());
+              continue;
             }
+            Channel ch =
+                udpBootstrap(group, epoll, dns, udp, null).bind(address, port).sync().channel();
             port = ((InetSocketAddress) ch.localAddress()).getPort();
             channels.add(ch);
-            log.info(
-                "listening on udp {} ({}{})",
-                ch.localAddress(),
-                epoll ? "epoll" : "nio",
-                udpHanded.isEmpty() ? "" : ", handed over");
+            log.info("listening on udp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
           }
           List<InheritedSockets.Socket> tcpHanded =
               inherited.claim(InheritedSockets.Kind.DNS_TCP, address, port);
           ServerBootstrap server =
               tcpBootstrap(
                   acceptGroup, group, epoll, table, tcp, tcpHanded.isEmpty() ? null : tcpHanded);
-          Channel ch =
-              tcpHanded.isEmpty()
-                  ? server.bind(address, port).sync().channel()
-                  : server.register().sync().channel();
+          if (!tcpHanded.isEmpty()) {
+            held.add(tcpHanded.get(0).fd(), server::register);
+            log.info(
+                "handed over: tcp {}, read once this process answers", tcpHanded.get(0).address());
+            continue;
+          }
+          Channel ch = server.bind(address, port).sync().channel();
           channels.add(ch);
-          log.info(
-              "listening on tcp {} ({}{})",
-              ch.localAddress(),
-              epoll ? "epoll" : "nio",
-              tcpHanded.isEmpty() ? "" : ", handed over");
+          log.info("listening on tcp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
         }
         return port;
       } catch (Exception e) {
@@ -386,6 +398,85 @@ public final class DnsServer implements AutoCloseable {
   }
 
   /**
+   * Pauses the TCP connections that sit between two queries (no part of a query read, no answer or
+   * zone transfer unsent) and returns them: what the client sends next waits in the kernel for the
+   * process they are handed to. The others are left to finish here.
+   */
+  public List<Channel> pauseIdleConnections() throws InterruptedException {
+    if (!epoll) {
+      return List.of();
+    }
+    List<Channel> paused = new ArrayList<>();
+    try {
+      for (Channel ch : acceptGroup.next().submit(tcpTable::channels).get()) {
+        if (ch.eventLoop().submit(() -> pauseIfIdle(ch)).get()) {
+          paused.add(ch);
+        }
+      }
+    } catch (ExecutionException | RejectedExecutionException e) {
+      log.debug("pausing connections stopped: {}", e.toString());
+    }
+    return paused;
+  }
+
+  private static boolean pauseIfIdle(Channel ch) {
+    TcpFramer framer = ch.pipeline().get(TcpFramer.class);
+    ChannelOutboundBuffer out = ch.unsafe().outboundBuffer();
+    if (!ch.isActive()
+        || framer == null
+        || !framer.betweenMessages()
+        || TcpTransfers.inProgress(ch)
+        || (out != null && !out.isEmpty())) {
+      return false;
+    }
+    ch.config().setAutoRead(false);
+    return true;
+  }
+
+  /** The descriptors of {@code connections}, to send to the process taking over. */
+  public static List<Integer> descriptors(List<Channel> connections) {
+    return connections.stream().map(c -> ((UnixChannel) c).fd().intValue()).toList();
+  }
+
+  /**
+   * Ends paused connections here: when {@code handedOver}, closes this process's descriptors only
+   * (no FIN: the other process serves the connection on); otherwise reads them again.
+   */
+  public static void endPaused(List<Channel> connections, boolean handedOver) {
+    for (Channel ch : connections) {
+      if (handedOver) {
+        ch.close();
+      } else {
+        ch.config().setAutoRead(true);
+      }
+    }
+  }
+
+  /**
+   * Serves TCP connections handed over by the node this one takes over from, as if accepted here
+   * (the connection table admits them, the same pipeline frames and answers); queries the client
+   * sent meanwhile wait in the kernel and are read now.
+   */
+  public void adoptConnections(List<Integer> fds) {
+    Channel server =
+        channels.stream().filter(ServerChannel.class::isInstance).findFirst().orElse(null);
+    for (int fd : fds) {
+      EpollSocketChannel child = new EpollSocketChannel(fd);
+      if (server == null) {
+        child.unsafe().closeForcibly();
+        continue;
+      }
+      server.eventLoop().execute(() -> server.pipeline().fireChannelRead(child));
+    }
+  }
+
+  /** Starts reading the handed-over sockets held until this process answers (a takeover). */
+  public void startReading() throws InterruptedException {
+    held.register(channels);
+    udpQueues.bound(channels.stream().filter(c -> !(c instanceof ServerChannel)).toList());
+  }
+
+  /**
    * Binds a private UDP socket on the loopback address, answered like the listeners, for a self
    * check that must reach this process and not another one reading the same sockets; the caller
    * closes it.
@@ -400,6 +491,7 @@ public final class DnsServer implements AutoCloseable {
   /** Closes every listener and stops the event loops, waiting a few seconds at most. */
   @Override
   public void close() {
+    held.close();
     closeAll(group, acceptGroup, channels);
   }
 

@@ -1,6 +1,7 @@
 package io.sluice.dns.server;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.UnixChannel;
 import java.io.IOException;
@@ -8,6 +9,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +65,46 @@ public final class InheritedSockets {
   }
 
   private final List<Socket> unclaimed;
+
+  /**
+   * Handed-over sockets of one server waiting to be read: during a takeover nothing is read from
+   * the shared sockets until this process is whole and answers (registering a socket with the event
+   * loop is what starts reading it), so a process that fails on the way took no query with it.
+   */
+  public static final class Held {
+    private record Pending(int fd, Supplier<ChannelFuture> registration) {}
+
+    private final List<Pending> pending = new ArrayList<>();
+
+    /** Holds {@code fd}, to be read once {@code registration} runs. */
+    public synchronized void add(int fd, Supplier<ChannelFuture> registration) {
+      pending.add(new Pending(fd, registration));
+    }
+
+    /**
+     * Registers every held socket (it is read from now on) and adds its channel to {@code into}.
+     */
+    public synchronized void register(List<Channel> into) throws InterruptedException {
+      for (Pending p : pending) {
+        Channel ch = p.registration().get().sync().channel();
+        into.add(ch);
+        log.info("reading the handed-over socket {} now", ch.localAddress());
+      }
+      pending.clear();
+    }
+
+    /** Closes the sockets never registered (the process failed before it answered). */
+    public synchronized void close() {
+      for (Pending p : pending) {
+        try {
+          new FileDescriptor(p.fd()).close();
+        } catch (IOException e) {
+          log.warn("closing descriptor {} failed: {}", p.fd(), e.toString());
+        }
+      }
+      pending.clear();
+    }
+  }
 
   /** The sockets received, not yet claimed by a listener. */
   public InheritedSockets(List<Socket> sockets) {

@@ -24,8 +24,11 @@ import org.slf4j.LoggerFactory;
  *       (lock, journal, audit log, configuration history), probes and cluster membership, then
  *       {@code RELEASED}; it keeps answering DNS from the state it had;
  *   <li>{@code READY} (the new process answered its self-check) → this node stops reading the
- *       sockets, closes this socket, sends {@code DONE}, serves its open connections to the end and
- *       exits.
+ *       listening sockets and pauses its TCP connections that are between two queries, then {@code
+ *       CONNECTIONS n};
+ *   <li>{@code SEND} → their n descriptors; {@code ADOPTED} (the new process serves them) → this
+ *       node closes its copies (the clients see nothing), closes this socket, sends {@code DONE},
+ *       serves its remaining connections to the end and exits.
  * </ol>
  *
  * When the other process goes away between {@code RELEASED} and {@code READY}, this node takes its
@@ -56,8 +59,17 @@ final class Handover implements AutoCloseable {
     /** Releases the state directory, admin port and cluster membership; answers go on. */
     void releaseState();
 
-    /** Stops reading the listening sockets, then drains and stops in the background. */
+    /** Stops reading the listening sockets. */
     void stopListening();
+
+    /** Pauses the TCP connections between two queries and returns their descriptors. */
+    List<Integer> pauseConnections();
+
+    /**
+     * Closes this process's copies of the paused connections when {@code handedOver} (else serves
+     * them on), then drains the other connections and stops, in the background.
+     */
+    void connectionsHandedOver(boolean handedOver);
 
     /** Takes the released state back: the process taking over failed. */
     void resume();
@@ -124,6 +136,18 @@ final class Handover implements AutoCloseable {
       expect(link, "READY", START);
       log.info("the new process answers: stopping to read the listening sockets");
       party.stopListening();
+      // Connections between two queries move too, with what their clients sent meanwhile.
+      List<Integer> connections = party.pauseConnections();
+      boolean adopted = false;
+      try {
+        link.send("CONNECTIONS " + connections.size());
+        expect(link, "SEND", STEP);
+        link.sendDescriptors(connections);
+        expect(link, "ADOPTED", STEP);
+        adopted = true;
+      } finally {
+        party.connectionsHandedOver(adopted);
+      }
       // Closing deletes the socket file: before DONE, so the new process's own file stays.
       server.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
       done = true;

@@ -1,9 +1,11 @@
 package io.sluice.server.app;
 
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.dns.server.DnsServer;
 import io.sluice.dns.server.InheritedSockets;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -39,6 +41,8 @@ final class NodeProcess implements Handover.Party, AutoCloseable {
   private volatile Handover handover;
   // Set while this process takes its own state back after a failed takeover.
   private volatile boolean resuming;
+  // The TCP connections paused for the handover in progress.
+  private List<Channel> paused = List.of();
 
   private NodeProcess(SluiceConfig config, Path file, CliOverrides overrides) {
     this.config = config;
@@ -86,7 +90,10 @@ final class NodeProcess implements Handover.Party, AutoCloseable {
         takeover.releaseState();
         started = SluiceRuntime.start(config, file, overrides, sockets);
         SelfCheck.run(started.node().server(), started.node().store().current().config().zones());
-        takeover.complete();
+        // Only now does this process read the shared sockets: a failure before took no query.
+        started.node().startReading();
+        SluiceRuntime ready = started;
+        takeover.complete(fds -> ready.node().server().adoptConnections(fds));
         log.info("took over: the previous node stopped reading the listening sockets");
         return started;
       } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
@@ -128,10 +135,27 @@ final class NodeProcess implements Handover.Party, AutoCloseable {
 
   @Override
   public void stopListening() {
+    runtime.node().stopListening();
+  }
+
+  @Override
+  public List<Integer> pauseConnections() {
+    try {
+      paused = runtime.node().pauseIdleConnections();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      paused = List.of();
+    }
+    return DnsServer.descriptors(paused);
+  }
+
+  @Override
+  public void connectionsHandedOver(boolean handedOver) {
+    DnsServer.endPaused(paused, handedOver);
+    paused = List.of();
     SluiceRuntime old = runtime;
     // Decided now: a resume's drain must not stop the process its new node serves in.
     boolean exitAfter = !resuming;
-    old.node().stopListening();
     Thread drain =
         new Thread(
             () -> {

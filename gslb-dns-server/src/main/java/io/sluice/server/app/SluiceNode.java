@@ -1,5 +1,6 @@
 package io.sluice.server.app;
 
+import io.netty.channel.Channel;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.DnsConfig;
 import io.sluice.core.config.SluiceConfig;
@@ -258,12 +259,25 @@ public final class SluiceNode implements AutoCloseable {
     return all;
   }
 
+  /** Starts reading handed-over sockets, held until the self-check passed (a takeover). */
+  public void startReading() throws InterruptedException {
+    server.startReading();
+    if (https != null) {
+      https.startReading();
+    }
+  }
+
   /** Stops reading the listening sockets; open TCP and HTTPS connections are served on. */
   public void stopListening() {
     server.stopListening();
     if (https != null) {
       https.stopListening();
     }
+  }
+
+  /** Pauses the DNS TCP connections between two queries, to hand them over (DnsServer). */
+  public List<Channel> pauseIdleConnections() throws InterruptedException {
+    return server.pauseIdleConnections();
   }
 
   /** TCP and HTTPS connections still open (a draining node waits for them). */

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The taking-over side of a zero-downtime restart ({@link Handover} describes the steps): receives
@@ -78,9 +79,19 @@ final class Takeover implements AutoCloseable {
     }
   }
 
-  /** Tells the running node this process answers, and waits until it stopped reading. */
-  void complete() throws IOException {
+  /**
+   * Tells the running node this process answers, adopts the TCP connections it hands over with
+   * {@code adopt}, and waits until it stopped reading.
+   */
+  void complete(Consumer<List<Integer>> adopt) throws IOException {
     link.send("READY");
+    String head = link.readLine(Handover.STEP);
+    if (!head.startsWith("CONNECTIONS ")) {
+      throw new IOException("the running node did not hand over its connections: " + head);
+    }
+    int n = Integer.parseInt(head.substring("CONNECTIONS ".length()));
+    adopt.accept(link.requestDescriptors("SEND", n, Handover.STEP));
+    link.send("ADOPTED");
     String reply = link.readLine(Handover.STEP);
     if (!reply.equals("DONE")) {
       throw new IOException("the running node did not stop: " + reply);
