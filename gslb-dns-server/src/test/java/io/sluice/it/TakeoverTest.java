@@ -134,7 +134,7 @@ class TakeoverTest {
       loop.stop();
       assertEquals(List.of(), List.copyOf(loop.problems), "lost or wrong answers");
       assertTrue(loop.answered.get() > before, "answers after the takeover");
-    } catch (AssertionError e) {
+    } catch (AssertionError | IOException e) {
       // What each process logged says at which step a query went unanswered.
       throw new AssertionError(e.getMessage() + log("a") + log("b") + log("d") + log("c"), e);
     } finally {
