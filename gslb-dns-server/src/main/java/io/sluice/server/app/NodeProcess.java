@@ -107,9 +107,24 @@ final class NodeProcess implements Handover.Party, AutoCloseable {
     }
   }
 
-  private void listen() throws IOException, InterruptedException {
-    if (loop != null) {
+  /**
+   * Opens the handover socket; when it cannot be (a state directory path too long for a Unix
+   * socket, a read-only directory), the node serves without it and says why.
+   */
+  private void listen() throws InterruptedException {
+    if (loop == null) {
+      return;
+    }
+    try {
       handover = Handover.listen(loop, stateDir, this);
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Exception e) {
+      // Netty rethrows a failed bind unchecked; serving matters more than a later takeover.
+      log.warn(
+          "zero-downtime restart unavailable: cannot listen on {}: {}",
+          Handover.socket(stateDir),
+          e.toString());
     }
   }
 
