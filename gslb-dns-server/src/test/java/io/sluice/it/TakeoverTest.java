@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.channel.epoll.Epoll;
 import io.sluice.core.testing.LoopbackPorts;
+import io.sluice.dns.https.DohClient;
 import io.sluice.server.app.Main;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -43,8 +44,8 @@ import org.xbill.DNS.Type;
  * loop (dnsjava) run throughout and check every answer: a takeover whose new process fails after
  * the old one released its state (its admin port is taken) leaves the old one serving with its
  * state back; a takeover that succeeds makes the old process exit; a new process with a broken
- * configuration changes nothing. Not one query is lost, every answer is right, and an operator's
- * drain made before survives on the new process.
+ * configuration changes nothing. Not one query is lost, every answer is right, the DoH listener
+ * moves too, and an operator's drain made before survives on the new process.
  */
 class TakeoverTest {
   private static final Duration START = Duration.ofSeconds(120);
@@ -56,6 +57,7 @@ class TakeoverTest {
       dns:
         listen: [127.0.0.1]
         threads: 2
+        https: { listen: [127.0.0.1], port: DOH, idleTimeout: 1s }
       admin:
         listen: 127.0.0.1
       stateDir: STATE
@@ -85,7 +87,10 @@ class TakeoverTest {
     assumeTrue(Epoll.isAvailable(), "socket handover needs Linux epoll");
     Path state = dir.resolve("state");
     Path config = dir.resolve("sluice.yaml");
-    Files.writeString(config, CONFIG.replace("STATE", state.toString()));
+    int dohPort = LoopbackPorts.reserve();
+    String yaml =
+        CONFIG.replace("STATE", state.toString()).replace("DOH", Integer.toString(dohPort));
+    Files.writeString(config, yaml);
     int dnsPort = LoopbackPorts.reserve();
     int adminPort = LoopbackPorts.reserve();
     List<Process> started = new ArrayList<>();
@@ -96,6 +101,7 @@ class TakeoverTest {
       String token = Files.readString(state.resolve("admin.token")).trim();
       assertEquals(200, post(adminPort, token, "/api/v1/pools/w1/drain"), "drain w1");
       assertTrue(drained(adminPort, token), "w1 drained on the first process");
+      assertEquals("192.0.2.10", doh(dohPort, state), "DoH on the first process");
 
       loop = new Loop(dnsPort);
       loop.start();
@@ -115,7 +121,7 @@ class TakeoverTest {
 
       // A new process with a broken configuration never reaches the running one.
       Path broken = dir.resolve("broken.yaml");
-      Files.writeString(broken, CONFIG.replace("STATE", state.toString()) + "  bogus: [\n");
+      Files.writeString(broken, yaml + "  bogus: [\n");
       Process d = start(started, broken, dnsPort, adminPort, "d", true);
       assertTrue(d.waitFor(START.toSeconds(), TimeUnit.SECONDS), log("d"));
       assertEquals(2, d.exitValue(), log("d"));
@@ -130,6 +136,8 @@ class TakeoverTest {
       loop.awaitAnswers(before + 40);
       assertTrue(drained(adminPort, token), "the drain survives the restart: " + log("c"));
       assertTrue(c.isAlive(), log("c"));
+      // The DoH listener moved too: a is gone, so c answers.
+      assertEquals("192.0.2.10", doh(dohPort, state), "DoH after the takeover");
 
       loop.stop();
       assertEquals(List.of(), List.copyOf(loop.problems), "lost or wrong answers");
@@ -206,6 +214,18 @@ class TakeoverTest {
       Thread.sleep(50);
     }
     fail("no '" + text + "' from " + name + ":" + log(name));
+  }
+
+  /** Asks DoH (a new connection) for the static name; returns the address answered. */
+  private static String doh(int port, Path state) throws Exception {
+    DohClient client = new DohClient(port, state.resolve("https.crt"), HttpClient.Version.HTTP_2);
+    HttpResponse<byte[]> r =
+        client.get(
+            Message.newQuery(
+                Record.newRecord(Name.fromString("static.example.test."), Type.A, DClass.IN)));
+    assertEquals(200, r.statusCode());
+    List<Record> answer = new Message(r.body()).getSection(Section.ANSWER);
+    return ((ARecord) answer.get(0)).getAddress().getHostAddress();
   }
 
   private int post(int adminPort, String token, String path) throws Exception {
