@@ -10,6 +10,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -25,6 +27,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.admin.auth.FailedAuthLimiter;
 import io.sluice.admin.auth.Role;
 import io.sluice.admin.auth.TokenAuthenticator;
@@ -93,6 +96,8 @@ public final class AdminServer implements AutoCloseable {
   private volatile CookieRotation cookieRotation;
   private volatile ProbeView probes;
   private EventLoopGroup loop;
+  // The accepted connections, closed with the server.
+  private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final ThreadPoolExecutor reads;
   private final ThreadPoolExecutor commands;
   private final ConnectionGuard guard;
@@ -303,6 +308,7 @@ public final class AdminServer implements AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    connections.add(ch);
                     ChannelPipeline p = ch.pipeline();
                     p.addLast(guard);
                     if (tls != null) {
@@ -402,6 +408,9 @@ public final class AdminServer implements AutoCloseable {
       channel.close().syncUninterruptibly();
       channel = null;
     }
+    // Open keep-alive connections too: stopping the loop alone leaves them open and unread, and a
+    // client's next request on one would hang (a node handing over to a new process lives on).
+    connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
     if (loop != null) {
       loop.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }

@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -153,6 +152,14 @@ public final class Main implements Callable<Integer> {
                 + " Node-local, also under a cluster's shared configuration.")
     String nsid;
 
+    @Option(
+        names = "--takeover",
+        description =
+            "Take over from the node running on the same state directory without losing a query:"
+                + " its listening sockets, then its state; it drains and exits once this process"
+                + " answers, and serves on if this one fails (see docs/restart.md).")
+    boolean takeover;
+
     CliOverrides overrides() {
       return new CliOverrides(
           port,
@@ -270,9 +277,9 @@ public final class Main implements Callable<Integer> {
     if (config == null) {
       return INVALID_CONFIG;
     }
-    SluiceRuntime runtime;
+    NodeProcess process;
     try {
-      runtime = SluiceRuntime.start(config, o.config, o.overrides());
+      process = NodeProcess.start(config, o.config, o.overrides(), o.takeover);
     } catch (ConfigException e) {
       // The zones failed to compile at start: add what the policy chain says about the file too.
       printProblems(
@@ -289,22 +296,21 @@ public final class Main implements Callable<Integer> {
       System.err.println("cannot start: " + e.getMessage());
       return 1;
     }
-    CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   Log.LOG.info("stopping");
-                  runtime.close();
-                  stopped.countDown();
+                  process.close();
                 },
                 "sluice-shutdown"));
     Log.LOG.info(
         "serving {} zone(s) from {} on port {}",
         config.zones().size(),
         o.config,
-        runtime.node().port());
-    stopped.await();
+        process.runtime().node().port());
+    // Until stopped, or handed over to a process started with --takeover and drained.
+    process.awaitStopped();
     return 0;
   }
 }
