@@ -45,6 +45,7 @@ import io.sluice.core.spi.ClusterMembers;
 import io.sluice.core.spi.CookieRotation;
 import io.sluice.core.spi.CookieSecretExchange;
 import io.sluice.core.spi.DecisionExplainer;
+import io.sluice.core.spi.ProbeView;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
 import java.io.File;
@@ -93,6 +94,7 @@ public final class AdminServer implements AutoCloseable {
   private volatile boolean ready;
   private volatile ClusterMembers cluster = ClusterMembers.NONE;
   private volatile CookieRotation cookieRotation;
+  private volatile ProbeView probes;
   private EventLoopGroup loop;
   // The accepted connections, closed with the server.
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -132,6 +134,7 @@ public final class AdminServer implements AutoCloseable {
     new ReadRoutes(store, control, explainer).register(router);
     new CommandRoutes(store, control, bodies).register(router);
     new ClusterRoutes(() -> cluster, ticker).register(router);
+    new ProbeRoutes(store, () -> probes, ConfigLoader.jsonMapper(), ticker).register(router);
     router.add(
         "POST",
         API_PREFIX + "/dns/cookies/rotate",
@@ -224,6 +227,15 @@ public final class AdminServer implements AutoCloseable {
    */
   public AdminServer withCluster(ClusterMembers members) {
     this.cluster = members;
+    return this;
+  }
+
+  /**
+   * Lets {@code GET /api/v1/probes} show the probe engine's status; without it the route says that
+   * no engine runs.
+   */
+  public AdminServer withProbes(ProbeView view) {
+    this.probes = view;
     return this;
   }
 

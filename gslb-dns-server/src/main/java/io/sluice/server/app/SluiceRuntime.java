@@ -299,7 +299,7 @@ public final class SluiceRuntime implements AutoCloseable {
         if (membership != null) {
           admin.withCluster(membership.members());
         }
-        admin.withCookieRotation(cookieRotation);
+        admin.withCookieRotation(cookieRotation).withProbes(probes);
         admin.withLoadFeed(loads).withConfigCommands(versions).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
