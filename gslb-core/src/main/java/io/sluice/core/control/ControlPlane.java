@@ -90,6 +90,27 @@ public interface ControlPlane {
   CommandResult drain(Actor actor, String target, boolean drained, String reason, String requestId)
       throws CommandRejectedException;
 
+  /**
+   * Schedules a maintenance window (docs/traffic.md, "Maintenance windows"); the controller starts
+   * and ends it. This default refuses, for control planes without windows.
+   */
+  default CommandResult addMaintenance(
+      Actor actor, MaintenanceRequest window, String reason, String requestId)
+      throws CommandRejectedException {
+    throw CommandRejectedException.conflict("this control plane has no maintenance windows");
+  }
+
+  /** Cancels a maintenance window: a scheduled one is dropped, a running one ends now. */
+  default CommandResult cancelMaintenance(Actor actor, String id, String reason, String requestId)
+      throws CommandRejectedException {
+    throw CommandRejectedException.conflict("this control plane has no maintenance windows");
+  }
+
+  /** The scheduled and running maintenance windows, soonest first, as the API shows them. */
+  default List<Map<String, Object>> maintenance() {
+    return List.of();
+  }
+
   /** The traffic state of every service, for status screens. */
   List<ServiceStatus> status();
 

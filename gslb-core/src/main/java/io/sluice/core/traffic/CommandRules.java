@@ -4,7 +4,10 @@ import io.sluice.core.config.PoolConfig;
 import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.CommandProblems;
+import io.sluice.core.control.MaintenanceKind;
+import io.sluice.core.control.MaintenanceRequest;
 import io.sluice.core.health.PoolLoadFeed;
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +32,12 @@ public final class CommandRules {
 
   /** The longest reason recorded in the audit log. */
   public static final int MAX_REASON = 1000;
+
+  /** The longest maintenance window, in seconds (a week). */
+  public static final long MAX_MAINTENANCE_SECONDS = 7 * 86_400;
+
+  /** How far ahead a maintenance window may be scheduled, in days. */
+  public static final long MAX_MAINTENANCE_AHEAD_DAYS = 366;
 
   private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
@@ -174,6 +183,62 @@ public final class CommandRules {
         && pc.endpoints().stream().noneMatch(e -> PoolConfig.endpointKey(pool, e).equals(target))) {
       p.add("target", "pool '" + pool + "' has no endpoint '" + target.substring(slash + 1) + "'");
     }
+  }
+
+  /**
+   * A maintenance window: a {@code kind}, a target of that kind (see {@link #drainTarget} for a
+   * drain; a move names a service and takes the {@link #move} pool rules), a start that is not in
+   * the past (null: now) and at most {@value #MAX_MAINTENANCE_AHEAD_DAYS} days ahead, and a
+   * duration of 1..{@value #MAX_MAINTENANCE_SECONDS} seconds.
+   */
+  public static void maintenance(
+      CommandProblems p, SluiceConfig config, MaintenanceRequest w, long now) {
+    if (w.kind() == null) {
+      p.add("kind", "is required: drain or move");
+    } else {
+      Maintenance.target(p, config, w.kind(), w.target(), w.from(), w.to());
+    }
+    if (w.startMillis() != null) {
+      if (w.startMillis() < now) {
+        p.add(
+            "start",
+            "is in the past ("
+                + Instant.ofEpochMilli(w.startMillis())
+                + ", now "
+                + Instant.ofEpochMilli(now)
+                + "); leave it out to start now");
+      } else if (w.startMillis() - now > MAX_MAINTENANCE_AHEAD_DAYS * 86_400_000L) {
+        p.add(
+            "start",
+            "must be at most "
+                + MAX_MAINTENANCE_AHEAD_DAYS
+                + " days ahead, was "
+                + Instant.ofEpochMilli(w.startMillis()));
+      }
+    }
+    if (w.durationSeconds() == null) {
+      p.add("duration", "is required");
+    } else if (w.durationSeconds() < 1 || w.durationSeconds() > MAX_MAINTENANCE_SECONDS) {
+      p.add(
+          "duration",
+          "must be 1 s.."
+              + MAX_MAINTENANCE_SECONDS / 86_400
+              + " days, was "
+              + w.durationSeconds()
+              + " s");
+    }
+  }
+
+  /** The kind named {@code label}; adds a problem and returns null when it names none. */
+  public static MaintenanceKind maintenanceKind(CommandProblems p, String label) {
+    if (label == null) {
+      return null; // reported by maintenance() as missing
+    }
+    MaintenanceKind k = MaintenanceKind.of(label);
+    if (k == null) {
+      p.add("kind", "must be one of drain, move; was '" + label + "'");
+    }
+    return k;
   }
 
   /** A pushed pool load: the rule of {@link PoolLoadFeed}, which applies it again. */

@@ -14,6 +14,7 @@ import io.sluice.core.control.CommandProblems;
 import io.sluice.core.control.CommandRejectedException;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.ControlPlane;
+import io.sluice.core.control.MaintenanceRequest;
 import io.sluice.core.control.ServiceStatus;
 import io.sluice.core.control.SwitchRecord;
 import io.sluice.core.spi.GslbMetrics;
@@ -31,7 +32,6 @@ import io.sluice.core.store.SharedStateLog;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -610,30 +610,18 @@ public final class TrafficController implements ControlPlane {
         (cs, now) -> {
           SluiceConfig config = store.current().config();
           rules(p -> CommandRules.drainTarget(p, config, target));
-          int slash = target.indexOf('/');
-          String pool = slash < 0 ? target : target.substring(0, slash);
-          Set<String> set = new HashSet<>(cs.drained());
           String action = drained ? "drain" : "undrain";
-          if (!(drained ? set.add(target) : set.remove(target))) {
+          // The pool or endpoint leaves (or rejoins) the answers at once: the services that use
+          // it serve the short TTL from the first changed answer.
+          List<String> compressed = new ArrayList<>();
+          ControlState next = Maintenance.drain(cs, config, target, drained, now, compressed);
+          if (next == cs) {
             return new Outcome(
                 cs,
                 action,
                 null,
                 target + " already " + (drained ? "drained" : "undrained"),
                 Map.of());
-          }
-          // The pool or endpoint leaves (or rejoins) the answers at once: the services that use
-          // it serve the short TTL from the first changed answer.
-          ControlState next = cs.withDrained(set);
-          List<String> compressed = new ArrayList<>();
-          for (Map.Entry<String, ServiceConfig> e : PlanProjection.services(config).entrySet()) {
-            if (PlanProjection.poolNames(e.getValue()).contains(pool)) {
-              String name = e.getKey();
-              next =
-                  next.withService(
-                      name, Transitions.compress(next.service(name), e.getValue(), now));
-              compressed.add(name);
-            }
           }
           return new Outcome(
               next,
@@ -644,20 +632,57 @@ public final class TrafficController implements ControlPlane {
         });
   }
 
-  /**
-   * Unfreezing never starts what the freeze held back: a held failover or failback stays pending
-   * and waits for confirmation; its confirm timeout starts now. Adds it to {@code held}.
-   */
+  @Override
+  public CommandResult addMaintenance(
+      Actor actor, MaintenanceRequest window, String reason, String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          SluiceConfig config = store.current().config();
+          rules(p -> CommandRules.maintenance(p, config, window, now));
+          long start = window.startMillis() == null ? now : window.startMillis();
+          return Maintenance.add(
+              cs,
+              config,
+              actor == null ? null : actor.name(),
+              window.kind(),
+              window.target(),
+              window.from(),
+              window.to(),
+              start,
+              start + window.durationSeconds() * 1000,
+              reason);
+        });
+  }
+
+  @Override
+  public CommandResult cancelMaintenance(Actor actor, String id, String reason, String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> Maintenance.cancel(cs, store.current().config(), id, now));
+  }
+
+  @Override
+  public List<Map<String, Object>> maintenance() {
+    return writer.state().maintenance().stream()
+        .sorted(
+            java.util.Comparator.comparingLong(MaintenanceWindow::startMillis)
+                .thenComparing(MaintenanceWindow::id))
+        .map(Maintenance::view)
+        .toList();
+  }
+
+  /** Releases what a freeze held on {@code name} (see {@link Transitions#releaseHeld}). */
   private ControlState releaseHeld(ControlState cs, String name, long now, List<String> held)
       throws CommandRejectedException {
-    ServiceControl sc = cs.service(name);
-    Pending p = sc.pending();
-    if (p == null || !p.heldByFreeze() || cs.frozen() || sc.frozen()) {
-      return cs;
-    }
-    held.add(name + ": " + p.summary());
-    long timeout = serviceConfig(name).traffic().confirmTimeout().toMillis();
-    return cs.withService(name, sc.withPending(p.releasedAt(now, timeout)));
+    return Transitions.releaseHeld(
+        cs, name, now, serviceConfig(name).traffic().confirmTimeout(), held);
   }
 
   private static String heldNote(List<String> held) {
@@ -706,6 +731,12 @@ public final class TrafficController implements ControlPlane {
     Map<String, SwitchRecord> all = new LinkedHashMap<>(switchLog.byId());
     for (Map.Entry<String, ServiceControl> e : writer.state().services().entrySet()) {
       for (SwitchRecord r : Transitions.activeRecords(e.getValue())) {
+        all.remove(r.id());
+        all.put(r.id(), r);
+      }
+    }
+    for (MaintenanceWindow w : writer.state().maintenance()) {
+      for (SwitchRecord r : w.records()) {
         all.remove(r.id());
         all.put(r.id(), r);
       }
