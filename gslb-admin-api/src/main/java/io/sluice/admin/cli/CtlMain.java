@@ -35,6 +35,7 @@ public final class CtlMain {
           "drill",
           "drain",
           "undrain",
+          "maintenance",
           "load",
           "audit",
           "switches",
@@ -81,6 +82,7 @@ public final class CtlMain {
       case "drill" -> new DrillCommand();
       case "drain" -> new DrainCommand();
       case "undrain" -> new UndrainCommand();
+      case "maintenance" -> new MaintenanceCommand();
       case "load" -> new LoadCommand();
       case "audit" -> new AuditCommand();
       case "switches" -> new SwitchesCommand();

@@ -126,6 +126,7 @@ public final class AdminServer implements AutoCloseable {
     this.store = store;
     new ReadRoutes(store, control, explainer).register(router);
     new CommandRoutes(store, control, bodies).register(router);
+    new MaintenanceRoutes(store, control, bodies, ticker).register(router);
     new ClusterRoutes(() -> cluster, ticker).register(router);
     router.add(
         "POST",

@@ -14,6 +14,7 @@ import io.sluice.core.control.CommandProblems;
 import io.sluice.core.control.CommandRejectedException;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.ControlPlane;
+import io.sluice.core.control.MaintenanceKind;
 import io.sluice.core.control.MaintenanceRequest;
 import io.sluice.core.control.ServiceStatus;
 import io.sluice.core.control.SwitchRecord;
@@ -642,14 +643,26 @@ public final class TrafficController implements ControlPlane {
         requestId,
         (cs, now) -> {
           SluiceConfig config = store.current().config();
-          rules(p -> CommandRules.maintenance(p, config, window, now));
+          String target =
+              window.kind() == MaintenanceKind.MOVE && window.target() != null
+                  ? serviceNameOrRaw(window.target())
+                  : window.target();
+          MaintenanceRequest w =
+              new MaintenanceRequest(
+                  window.kind(),
+                  target,
+                  window.from(),
+                  window.to(),
+                  window.startMillis(),
+                  window.durationSeconds());
+          rules(p -> CommandRules.maintenance(p, config, w, now));
           long start = window.startMillis() == null ? now : window.startMillis();
           return Maintenance.add(
               cs,
               config,
               actor == null ? null : actor.name(),
               window.kind(),
-              window.target(),
+              target,
               window.from(),
               window.to(),
               start,

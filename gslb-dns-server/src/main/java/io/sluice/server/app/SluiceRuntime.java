@@ -106,7 +106,18 @@ public final class SluiceRuntime implements AutoCloseable {
    */
   public static SluiceRuntime start(SluiceConfig config, Path file, CliOverrides overrides)
       throws ConfigException, IOException, InterruptedException {
-    return start(config, file, overrides, List.of());
+    return start(config, file, overrides, List.of(), Ticker.SYSTEM);
+  }
+
+  /**
+   * Like {@link #start(SluiceConfig, Path, CliOverrides)}, with {@code clock} as the traffic
+   * controller's and the admin API's clock: what starts and ends maintenance windows, ramp windows
+   * and confirmation timeouts. Tests step a manual clock; probes keep the system clock.
+   */
+  public static SluiceRuntime start(
+      SluiceConfig config, Path file, CliOverrides overrides, Ticker clock)
+      throws ConfigException, IOException, InterruptedException {
+    return start(config, file, overrides, List.of(), clock);
   }
 
   /**
@@ -115,6 +126,16 @@ public final class SluiceRuntime implements AutoCloseable {
    */
   static SluiceRuntime start(
       SluiceConfig config, Path file, CliOverrides overrides, List<ConfigCompiler> extra)
+      throws ConfigException, IOException, InterruptedException {
+    return start(config, file, overrides, extra, Ticker.SYSTEM);
+  }
+
+  private static SluiceRuntime start(
+      SluiceConfig config,
+      Path file,
+      CliOverrides overrides,
+      List<ConfigCompiler> extra,
+      Ticker clock)
       throws ConfigException, IOException, InterruptedException {
     // The published configuration holds the tokens the admin API accepts (the local one if the
     // file declares none), so that a reload adds and revokes tokens with the same swap.
@@ -184,12 +205,11 @@ public final class SluiceRuntime implements AutoCloseable {
       }
       traffic =
           cluster == null
-              ? TrafficSystem.open(
-                  store, stateConfig.stateDirectory(), Ticker.SYSTEM, gslb, planner)
+              ? TrafficSystem.open(store, stateConfig.stateDirectory(), clock, gslb, planner)
               : TrafficSystem.openClustered(
                   store,
                   stateConfig.stateDirectory(),
-                  Ticker.SYSTEM,
+                  clock,
                   gslb,
                   planner,
                   cluster.state(),
@@ -234,7 +254,8 @@ public final class SluiceRuntime implements AutoCloseable {
                 versions,
                 planner,
                 probes.reportSink(),
-                metrics);
+                metrics,
+                clock);
         if (membership != null) {
           admin.withCluster(membership.members());
         }
