@@ -123,8 +123,9 @@ class MaintenanceOverTheWireTest {
     assertEquals(List.of(PRIMARY), answers(), "nothing drained before its start");
 
     clock.advance(Duration.ofHours(1));
+    // The state is durable before its snapshot is published: wait for the answers too.
     LiveNode.waitFor("the window's start", LiveNode.api(() -> state().equals("active")));
-    assertEquals(List.of(STANDBY), answers(), "the primary is drained");
+    LiveNode.waitFor("the primary drained", LiveNode.api(() -> answers().equals(List.of(STANDBY))));
     LiveNode.CtlRun status = ctl("status");
     assertTrue(status.out().contains("Maintenance windows:"), status.out());
     assertTrue(status.out().contains("yes (mw-"), "the service shows the window's freeze");
@@ -138,7 +139,7 @@ class MaintenanceOverTheWireTest {
 
     clock.advance(Duration.ofHours(2));
     LiveNode.waitFor("the window's end", LiveNode.api(() -> state().equals("none")));
-    assertEquals(List.of(PRIMARY), answers(), "undrained at the end");
+    LiveNode.waitFor("undrained at the end", LiveNode.api(() -> answers().equals(List.of(PRIMARY))));
     List<String> actions = node.auditActions();
     assertTrue(
         actions.containsAll(List.of("maintenance-add", "maintenance-start", "maintenance-end")),
@@ -182,7 +183,7 @@ class MaintenanceOverTheWireTest {
                 + "\"to\":[\"standby\"],\"duration\":\"10m\"}");
     assertEquals(409, overlap.status(), overlap.body());
     LiveNode.waitFor("the window's start", LiveNode.api(() -> state().equals("active")));
-    assertEquals(List.of(STANDBY), answers());
+    LiveNode.waitFor("the primary drained", LiveNode.api(() -> answers().equals(List.of(STANDBY))));
 
     String id = windows().path(0).path("id").asText();
     LiveNode.CtlRun cancel = ctl("maintenance", "cancel", id, "-r", "done early");

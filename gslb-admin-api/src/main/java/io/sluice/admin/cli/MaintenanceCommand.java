@@ -44,7 +44,13 @@ final class MaintenanceCommand implements Runnable {
       mixinStandardHelpOptions = true,
       description =
           "Schedule a window: 'drain POOL[/ENDPOINT]' or 'move SERVICE --from P --to Q', starting"
-              + " --at a UTC time (default: now) for --for a duration (operator role).")
+              + " --at a UTC time (default: now) for --for a duration (operator role).",
+      footer = {
+        "",
+        "Example:",
+        "  sluice ctl maintenance add drain eu-west-1/lon-b --at 2026-12-01T02:00:00Z --for 2h"
+            + " -r 'disk swap'"
+      })
   static final class Add extends ApiCommand {
     @Parameters(index = "0", paramLabel = "KIND", description = "drain or move.")
     String kind;
@@ -99,7 +105,8 @@ final class MaintenanceCommand implements Runnable {
   @Command(
       name = "list",
       mixinStandardHelpOptions = true,
-      description = "The scheduled and running windows, soonest first (viewer role).")
+      description = "The scheduled and running windows, soonest first (viewer role).",
+      footer = {"", "Example:", "  sluice ctl maintenance list"})
   static final class ListWindows extends ApiCommand {
     @Override
     public Integer call() {
@@ -152,7 +159,8 @@ final class MaintenanceCommand implements Runnable {
       mixinStandardHelpOptions = true,
       description =
           "Cancel window ID: a scheduled one never starts; a running one ends now (undrained or"
-              + " moved back, automation unfrozen). Operator role.")
+              + " moved back, automation unfrozen). Operator role.",
+      footer = {"", "Example:", "  sluice ctl maintenance cancel mw-12 -r 'done early'"})
   static final class Cancel extends ApiCommand {
     @Parameters(paramLabel = "ID", description = "The window, e.g. mw-12.")
     String id;

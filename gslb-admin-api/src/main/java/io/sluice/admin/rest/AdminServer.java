@@ -153,6 +153,8 @@ public final class AdminServer implements AutoCloseable {
             // The tokens of the published configuration: a reload adds and revokes them.
             TokenAuthenticator.following(() -> store.current().config().admin().tokens()),
             new FailedAuthLimiter(config.authFailuresPerMinute(), ticker),
+            new ScopeGuard(() -> store.current().config()),
+            ticker,
             ConfigLoader.jsonMapper(),
             guard,
             reads,

@@ -27,6 +27,7 @@ final class MaintenanceRoutes {
   private final ControlPlane control;
   private final JsonBodies bodies;
   private final Ticker ticker;
+  private final ScopeGuard scopes;
 
   record AddBody(
       String kind,
@@ -43,12 +44,14 @@ final class MaintenanceRoutes {
     this.control = control;
     this.bodies = bodies;
     this.ticker = ticker;
+    this.scopes = new ScopeGuard(() -> store.current().config());
   }
 
   void register(Router r) {
     r.add("GET", V1 + "/maintenance", Role.VIEWER, req -> list());
-    r.add("POST", V1 + "/maintenance", Role.OPERATOR, this::add);
-    r.add("POST", V1 + "/maintenance/{id}/cancel", Role.OPERATOR, this::cancel);
+    // A scoped token may schedule and cancel windows of its own pools and services only.
+    r.addCheckingScope("POST", V1 + "/maintenance", Role.OPERATOR, this::add);
+    r.addCheckingScope("POST", V1 + "/maintenance/{id}/cancel", Role.OPERATOR, this::cancel);
   }
 
   private ApiResponse list() {
@@ -88,6 +91,12 @@ final class MaintenanceRoutes {
         p,
         r -> CommandRules.maintenance(r, store.current().config(), w, ticker.currentTimeMillis()));
     String id = CommandRoutes.checked(req, p, b.reason(), b.requestId());
+    if (kind == MaintenanceKind.MOVE) {
+      scopes.service(req.actor(), target);
+    } else {
+      scopes.pool(
+          req.actor(), target.contains("/") ? target.substring(0, target.indexOf('/')) : target);
+    }
     return CommandRoutes.result(
         control.addMaintenance(req.actor(), w, b.reason() == null ? "" : b.reason(), id));
   }
@@ -96,8 +105,23 @@ final class MaintenanceRoutes {
     CommandProblems p = new CommandProblems();
     CommandRoutes.ChangeBody b = bodies.read(req.body(), CommandRoutes.ChangeBody.class, p);
     String id = CommandRoutes.checked(req, p, b.reason(), b.requestId());
+    for (Map<String, Object> w : control.maintenance()) {
+      if (w.get("id").equals(req.pathParam("id"))) {
+        inScope(req, MaintenanceKind.of((String) w.get("kind")), (String) w.get("target"));
+      }
+    }
     return CommandRoutes.result(
         control.cancelMaintenance(
             req.actor(), req.pathParam("id"), b.reason() == null ? "" : b.reason(), id));
+  }
+
+  /** Throws 403 when a scoped token may not touch a window of {@code kind} on {@code target}. */
+  private void inScope(ApiRequest req, MaintenanceKind kind, String target) {
+    if (kind == MaintenanceKind.MOVE) {
+      scopes.service(req.actor(), target);
+    } else {
+      int slash = target.indexOf('/');
+      scopes.pool(req.actor(), slash < 0 ? target : target.substring(0, slash));
+    }
   }
 }

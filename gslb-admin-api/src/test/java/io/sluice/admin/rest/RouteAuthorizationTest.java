@@ -125,6 +125,19 @@ class RouteAuthorizationTest {
               "/api/v1/pools/eu-west-1/endpoints/lon-b/undrain",
               "{}",
               Role.OPERATOR),
+          new Call("GET", "/api/v1/maintenance", "/api/v1/maintenance", null, Role.VIEWER),
+          new Call(
+              "POST",
+              "/api/v1/maintenance",
+              "/api/v1/maintenance",
+              "{\"kind\":\"drain\",\"target\":\"us-east-1\",\"duration\":\"1h\"}",
+              Role.OPERATOR),
+          new Call(
+              "POST",
+              "/api/v1/maintenance/{id}/cancel",
+              "/api/v1/maintenance/mw-1/cancel",
+              "{}",
+              Role.OPERATOR),
           new Call("POST", "/api/v1/config/reload", "/api/v1/config/reload", "{}", Role.ADMIN),
           new Call(
               "POST", "/api/v1/dns/cookies/rotate", "/api/v1/dns/cookies/rotate", "{}", Role.ADMIN),

@@ -96,6 +96,7 @@ public record SluiceConfig(
   public void validate(Problems p) {
     dns.validate("dns", p);
     admin.validate("admin", p);
+    admin.validateScopes("admin", this, p);
     if (stateDir.isBlank()) {
       p.add("stateDir", "must not be empty");
     }
