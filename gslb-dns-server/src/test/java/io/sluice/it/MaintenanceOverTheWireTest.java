@@ -139,7 +139,8 @@ class MaintenanceOverTheWireTest {
 
     clock.advance(Duration.ofHours(2));
     LiveNode.waitFor("the window's end", LiveNode.api(() -> state().equals("none")));
-    LiveNode.waitFor("undrained at the end", LiveNode.api(() -> answers().equals(List.of(PRIMARY))));
+    LiveNode.waitFor(
+        "undrained at the end", LiveNode.api(() -> answers().equals(List.of(PRIMARY))));
     List<String> actions = node.auditActions();
     assertTrue(
         actions.containsAll(List.of("maintenance-add", "maintenance-start", "maintenance-end")),

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -224,6 +225,27 @@ class MaintenanceWindowTest {
       f.tickAfter(s(120));
       assertEquals(0.0, f.shiftPercent("mw-"));
       assertFalse(f.plan().frozen());
+    }
+  }
+
+  @Test
+  void onlyTheLeaderStartsAndEndsAWindow() throws Exception {
+    AtomicBoolean leads = new AtomicBoolean(false);
+    try (TrafficFixture f = new TrafficFixture(dir, RAMP, g -> 0.0, leads::get)) {
+      f.allUp();
+      f.controller().addMaintenance(ALICE, drain("standby", null, 60), "patch", null);
+      f.tickAfter(s(1));
+      assertTrue(f.store.current().traffic().drained().isEmpty(), "a follower never starts it");
+      leads.set(true);
+      f.tickAfter(s(1));
+      assertEquals(Set.of("standby"), f.store.current().traffic().drained());
+      leads.set(false);
+      f.tickAfter(s(120));
+      assertEquals(Set.of("standby"), f.store.current().traffic().drained(), "nor ends it");
+      leads.set(true);
+      f.tickAfter(s(1));
+      assertTrue(f.store.current().traffic().drained().isEmpty(), "the next leader ends it");
+      assertEquals(1, events(f, "maintenance-end").size());
     }
   }
 }
