@@ -212,6 +212,11 @@ final class LiveNode implements AutoCloseable {
         bearer);
   }
 
+  /** A DELETE with the admin token. */
+  Reply delete(String path) throws IOException, InterruptedException {
+    return send(HttpRequest.newBuilder(URI.create(adminUrl() + path)).DELETE());
+  }
+
   /** A PUT with the admin token. */
   Reply put(String path, String body) throws IOException, InterruptedException {
     return send(

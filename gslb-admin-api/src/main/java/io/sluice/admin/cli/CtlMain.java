@@ -36,6 +36,7 @@ public final class CtlMain {
           "drain",
           "undrain",
           "maintenance",
+          "member",
           "load",
           "audit",
           "switches",
@@ -83,6 +84,7 @@ public final class CtlMain {
       case "drain" -> new DrainCommand();
       case "undrain" -> new UndrainCommand();
       case "maintenance" -> new MaintenanceCommand();
+      case "member" -> new MemberCommand();
       case "load" -> new LoadCommand();
       case "audit" -> new AuditCommand();
       case "switches" -> new SwitchesCommand();

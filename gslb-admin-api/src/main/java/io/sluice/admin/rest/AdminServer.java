@@ -127,6 +127,7 @@ public final class AdminServer implements AutoCloseable {
     new ReadRoutes(store, control, explainer).register(router);
     new CommandRoutes(store, control, bodies).register(router);
     new MaintenanceRoutes(store, control, bodies, ticker).register(router);
+    new MemberRoutes(store, control, bodies).register(router);
     new ClusterRoutes(() -> cluster, ticker).register(router);
     router.add(
         "POST",

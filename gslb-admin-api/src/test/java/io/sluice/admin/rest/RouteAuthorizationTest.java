@@ -127,6 +127,18 @@ class RouteAuthorizationTest {
               Role.OPERATOR),
           new Call("GET", "/api/v1/maintenance", "/api/v1/maintenance", null, Role.VIEWER),
           new Call(
+              "PUT",
+              "/api/v1/pools/{pool}/members/{name}",
+              "/api/v1/pools/us-east-1/members/i-1",
+              "{\"address\":\"192.0.2.99\"}",
+              Role.OPERATOR),
+          new Call(
+              "DELETE",
+              "/api/v1/pools/{pool}/members/{name}",
+              "/api/v1/pools/us-east-1/members/i-1",
+              "{}",
+              Role.OPERATOR),
+          new Call(
               "POST",
               "/api/v1/maintenance",
               "/api/v1/maintenance",

@@ -111,6 +111,35 @@ public interface ControlPlane {
     return List.of();
   }
 
+  /**
+   * Adds a dynamic member to {@code pool}, or changes the address or weight of one
+   * (docs/traffic.md, "Dynamic members"); it is served and health-checked from the next snapshot,
+   * without a reload.
+   */
+  default CommandResult setMember(
+      Actor actor,
+      String pool,
+      String name,
+      String address,
+      Integer weight,
+      String reason,
+      String requestId)
+      throws CommandRejectedException {
+    throw CommandRejectedException.conflict("this control plane has no dynamic members");
+  }
+
+  /** The names of the dynamic members of {@code pool} (none for a control plane without them). */
+  default java.util.Set<String> dynamicMembers(String pool) {
+    return java.util.Set.of();
+  }
+
+  /** Removes a dynamic member of {@code pool}. */
+  default CommandResult removeMember(
+      Actor actor, String pool, String name, String reason, String requestId)
+      throws CommandRejectedException {
+    throw CommandRejectedException.conflict("this control plane has no dynamic members");
+  }
+
   /** The traffic state of every service, for status screens. */
   List<ServiceStatus> status();
 

@@ -1,5 +1,6 @@
 package io.sluice.core.traffic;
 
+import io.sluice.core.config.Addresses;
 import io.sluice.core.config.PoolConfig;
 import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.SluiceConfig;
@@ -38,6 +39,8 @@ public final class CommandRules {
 
   /** How far ahead a maintenance window may be scheduled, in days. */
   public static final long MAX_MAINTENANCE_AHEAD_DAYS = 366;
+
+  private static final Pattern MEMBER_NAME = Pattern.compile("[A-Za-z0-9._-]{1,63}");
 
   private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
@@ -239,6 +242,44 @@ public final class CommandRules {
       p.add("kind", "must be one of drain, move; was '" + label + "'");
     }
     return k;
+  }
+
+  /**
+   * A dynamic member of a pool (added or re-weighted through the API): a pool of the configuration,
+   * a name of 1..63 letters, digits and {@code . _ -} that is not an endpoint of the configuration
+   * file ({@code fileEndpoints}: the pool's endpoints the file declares), an IP address, and a
+   * weight of 0..{@value #MAX_WEIGHT} (null: 1), the rules of a configured endpoint.
+   */
+  public static void member(
+      CommandProblems p,
+      SluiceConfig config,
+      String pool,
+      Set<String> fileEndpoints,
+      String name,
+      String address,
+      Integer weight) {
+    if (pool == null || !config.pools().containsKey(pool)) {
+      p.add("pool", "unknown pool '" + pool + "' (pools: " + config.pools().keySet() + ")");
+    }
+    if (name == null || !MEMBER_NAME.matcher(name).matches()) {
+      p.add("name", "must be 1..63 letters, digits and . _ -, was '" + name + "'");
+    } else if (fileEndpoints.contains(name)) {
+      p.add(
+          "name",
+          "'"
+              + name
+              + "' is an endpoint of pool '"
+              + pool
+              + "' in the configuration file; only members added through the API change here");
+    }
+    if (address == null) {
+      p.add("address", "is required");
+    } else if (!Addresses.isLiteral(address)) {
+      p.add("address", "must be an IP address, was '" + address + "'");
+    }
+    if (weight != null && (weight < 0 || weight > MAX_WEIGHT)) {
+      p.add("weight", "must be 0.." + MAX_WEIGHT + ", was " + weight);
+    }
   }
 
   /** A pushed pool load: the rule of {@link PoolLoadFeed}, which applies it again. */

@@ -1,5 +1,6 @@
 package io.sluice.core.traffic;
 
+import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.control.CommandResult;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,13 +22,14 @@ public record ControlState(
     Map<String, ServiceControl> services,
     List<RequestOutcome> requests,
     long counter,
-    List<MaintenanceWindow> maintenance) {
+    List<MaintenanceWindow> maintenance,
+    Map<String, List<EndpointConfig>> members) {
 
   /** How many request ids are remembered for idempotent retries. */
   static final int MAX_REQUESTS = 1000;
 
   public static final ControlState INITIAL =
-      new ControlState(0, false, Set.of(), Map.of(), List.of(), 0, List.of());
+      new ControlState(0, false, Set.of(), Map.of(), List.of(), 0, List.of(), Map.of());
 
   /** The first result of one request id. */
   public record RequestOutcome(String requestId, CommandResult result) {}
@@ -37,6 +39,12 @@ public record ControlState(
     services = Map.copyOf(services);
     requests = List.copyOf(requests);
     maintenance = maintenance == null ? List.of() : List.copyOf(maintenance);
+    members = members == null ? Map.of() : Map.copyOf(members);
+  }
+
+  /** The state with the dynamic members of every pool replaced. */
+  ControlState withMembers(Map<String, List<EndpointConfig>> m) {
+    return new ControlState(revision, frozen, drained, services, requests, counter, maintenance, m);
   }
 
   /**
@@ -69,7 +77,7 @@ public record ControlState(
 
   /** The state with the windows replaced. */
   ControlState withMaintenance(List<MaintenanceWindow> m) {
-    return new ControlState(revision, frozen, drained, services, requests, counter, m);
+    return new ControlState(revision, frozen, drained, services, requests, counter, m, members);
   }
 
   public ServiceControl service(String name) {
@@ -88,15 +96,17 @@ public record ControlState(
   ControlState withService(String name, ServiceControl sc) {
     Map<String, ServiceControl> copy = new HashMap<>(services);
     copy.put(name, sc);
-    return new ControlState(revision, frozen, drained, copy, requests, counter, maintenance);
+    return new ControlState(
+        revision, frozen, drained, copy, requests, counter, maintenance, members);
   }
 
   ControlState withFrozen(boolean f) {
-    return new ControlState(revision, f, drained, services, requests, counter, maintenance);
+    return new ControlState(
+        revision, f, drained, services, requests, counter, maintenance, members);
   }
 
   ControlState withDrained(Set<String> d) {
-    return new ControlState(revision, frozen, d, services, requests, counter, maintenance);
+    return new ControlState(revision, frozen, d, services, requests, counter, maintenance, members);
   }
 
   ControlState withRequest(String requestId, CommandResult result) {
@@ -105,16 +115,17 @@ public record ControlState(
     if (copy.size() > MAX_REQUESTS) {
       copy = copy.subList(copy.size() - MAX_REQUESTS, copy.size());
     }
-    return new ControlState(revision, frozen, drained, services, copy, counter, maintenance);
+    return new ControlState(
+        revision, frozen, drained, services, copy, counter, maintenance, members);
   }
 
   ControlState nextRevision() {
     return new ControlState(
-        revision + 1, frozen, drained, services, requests, counter, maintenance);
+        revision + 1, frozen, drained, services, requests, counter, maintenance, members);
   }
 
   /** The state with the id counter moved on (ids of ramps, drills and switch records). */
   ControlState withCounter(long c) {
-    return new ControlState(revision, frozen, drained, services, requests, c, maintenance);
+    return new ControlState(revision, frozen, drained, services, requests, c, maintenance, members);
   }
 }

@@ -3,6 +3,7 @@ package io.sluice.core.traffic;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.core.audit.FileAuditLog;
 import io.sluice.core.config.DomainNames;
+import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.ServicePoolConfig;
 import io.sluice.core.config.SluiceConfig;
@@ -33,6 +34,7 @@ import io.sluice.core.store.SharedStateLog;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +60,7 @@ public final class TrafficController implements ControlPlane {
   private final Transitions transitions;
   private final ControllerSteps steps;
   private final ShareEstimator shares;
+  private volatile Runnable membersListener = () -> {};
 
   TrafficController(
       SnapshotStore store,
@@ -91,10 +94,17 @@ public final class TrafficController implements ControlPlane {
                 ? rollbackCommand(a.service())
                 : freezeCommand(a.service(), true));
     // A step another node began counts its gate evidence here from the moment it arrives.
+    java.util.concurrent.atomic.AtomicReference<Map<String, List<EndpointConfig>>> adoptedMembers =
+        new java.util.concurrent.atomic.AtomicReference<>(writer.state().members());
     writer.afterAdopt(
         () -> {
           for (String name : writer.state().services().keySet()) {
             steps.beginEvidence(name);
+          }
+          // Members another node changed are served here too.
+          if (!writer.state().members().equals(adoptedMembers.get())) {
+            adoptedMembers.set(writer.state().members());
+            membersListener.run();
           }
         });
   }
@@ -609,7 +619,8 @@ public final class TrafficController implements ControlPlane {
         reason,
         requestId,
         (cs, now) -> {
-          SluiceConfig config = store.current().config();
+          // A dynamic member can be drained from the moment it is added.
+          SluiceConfig config = store.current().config().withDynamicMembers(cs.members());
           rules(p -> CommandRules.drainTarget(p, config, target));
           String action = drained ? "drain" : "undrain";
           // The pool or endpoint leaves (or rejoins) the answers at once: the services that use
@@ -642,7 +653,7 @@ public final class TrafficController implements ControlPlane {
         reason,
         requestId,
         (cs, now) -> {
-          SluiceConfig config = store.current().config();
+          SluiceConfig config = store.current().config().withDynamicMembers(cs.members());
           String target =
               window.kind() == MaintenanceKind.MOVE && window.target() != null
                   ? serviceNameOrRaw(window.target())
@@ -689,6 +700,127 @@ public final class TrafficController implements ControlPlane {
                 .thenComparing(MaintenanceWindow::id))
         .map(Maintenance::view)
         .toList();
+  }
+
+  @Override
+  public CommandResult setMember(
+      Actor actor,
+      String pool,
+      String name,
+      String address,
+      Integer weight,
+      String reason,
+      String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          SluiceConfig config = store.current().config();
+          rules(
+              p ->
+                  CommandRules.member(
+                      p, config, pool, fileEndpoints(cs, config, pool), name, address, weight));
+          EndpointConfig m = new EndpointConfig(name, address, null, weight, null);
+          List<EndpointConfig> list = new ArrayList<>(cs.members().getOrDefault(pool, List.of()));
+          EndpointConfig old = null;
+          for (int i = 0; i < list.size(); i++) {
+            if (list.get(i).id().equals(name)) {
+              old = list.set(i, m);
+            }
+          }
+          if (m.equals(old)) {
+            return new Outcome(cs, "member-set", null, pool + "/" + name + " unchanged", Map.of());
+          }
+          if (old == null) {
+            list.add(m);
+          }
+          Map<String, List<EndpointConfig>> all = new HashMap<>(cs.members());
+          all.put(pool, list);
+          Map<String, Object> d = new LinkedHashMap<>();
+          d.put("pool", pool);
+          d.put("name", name);
+          d.put("address", address);
+          d.put("weight", m.weight());
+          return new Outcome(
+              cs.withMembers(all),
+              old == null ? "member-add" : "member-update",
+              null,
+              (old == null ? "added " : "updated ")
+                  + pool
+                  + "/"
+                  + name
+                  + " ("
+                  + address
+                  + ", weight "
+                  + m.weight()
+                  + ")",
+              d);
+        });
+  }
+
+  @Override
+  public CommandResult removeMember(
+      Actor actor, String pool, String name, String reason, String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          List<EndpointConfig> list = cs.members().getOrDefault(pool, List.of());
+          if (list.stream().noneMatch(e -> e.id().equals(name))) {
+            throw CommandRejectedException.invalid(
+                "name",
+                "pool '"
+                    + pool
+                    + "' has no dynamic member '"
+                    + name
+                    + "' (members: "
+                    + list.stream().map(EndpointConfig::id).toList()
+                    + ")");
+          }
+          Map<String, List<EndpointConfig>> all = new HashMap<>(cs.members());
+          List<EndpointConfig> rest = list.stream().filter(e -> !e.id().equals(name)).toList();
+          if (rest.isEmpty()) {
+            all.remove(pool);
+          } else {
+            all.put(pool, rest);
+          }
+          // A drain of the member goes with it, so a member added again later starts undrained.
+          Set<String> drained = new HashSet<>(cs.drained());
+          drained.remove(pool + "/" + name);
+          return new Outcome(
+              cs.withMembers(all).withDrained(drained),
+              "member-remove",
+              null,
+              "removed " + pool + "/" + name,
+              Map.of("pool", pool, "name", name));
+        });
+  }
+
+  @Override
+  public Set<String> dynamicMembers(String pool) {
+    Set<String> out = new java.util.TreeSet<>();
+    writer.state().members().getOrDefault(pool, List.of()).forEach(e -> out.add(e.id()));
+    return out;
+  }
+
+  /** Runs {@code r} after each change of the dynamic members (a command or an adopted record). */
+  public void onMembersChanged(Runnable r) {
+    membersListener = r;
+  }
+
+  /** The endpoints the configuration file declares in {@code pool} (not the dynamic members). */
+  private static Set<String> fileEndpoints(ControlState cs, SluiceConfig config, String pool) {
+    Set<String> out = new HashSet<>();
+    io.sluice.core.config.PoolConfig pc = pool == null ? null : config.pools().get(pool);
+    if (pc != null) {
+      pc.endpoints().forEach(e -> out.add(e.id()));
+      cs.members().getOrDefault(pool, List.of()).forEach(e -> out.remove(e.id()));
+    }
+    return out;
   }
 
   /** Releases what a freeze held on {@code name} (see {@link Transitions#releaseHeld}). */
@@ -807,7 +939,11 @@ public final class TrafficController implements ControlPlane {
   private CommandResult command(
       Actor actor, String reason, String requestId, StateWriter.Command c, LocalAction.Kind safety)
       throws CommandRejectedException {
+    Map<String, List<EndpointConfig>> membersBefore = writer.state().members();
     CommandResult r = writer.command(actor, reason, requestId, c, safety);
+    if (!writer.state().members().equals(membersBefore)) {
+      membersListener.run();
+    }
     if (r.changed()) {
       for (String name : writer.state().services().keySet()) {
         steps.beginEvidence(name);

@@ -238,6 +238,19 @@ public final class SluiceRuntime implements AutoCloseable {
         offered.describe().forEach(line -> log.info("{}", line));
       }
       versions.attach(node, traffic.auditSink());
+      // The pools' dynamic members (operator state, added through the API) are served on top of
+      // every applied configuration, and published again whenever they change.
+      TrafficController members = traffic.controller();
+      SluiceNode served = node;
+      node.overlay(c -> c.withDynamicMembers(members.state().members()));
+      members.onMembersChanged(
+          () -> {
+            try {
+              served.republish();
+            } catch (ConfigException e) {
+              log.error("the dynamic members could not be served: {}", e.getMessage());
+            }
+          });
       HangupReload.install(versions);
       if (config.admin().enabled()) {
         AdminConfig adminConfig = config.admin();
