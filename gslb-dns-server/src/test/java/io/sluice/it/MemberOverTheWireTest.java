@@ -83,6 +83,9 @@ class MemberOverTheWireTest {
 
     LiveNode.Reply reload = node.post("/api/v1/config/reload", "{}");
     assertEquals(200, reload.status(), reload.body());
+    assertTrue(
+        reload.json().path("changes").path("pools").path("changed").isEmpty(),
+        "the member is not reported as a change of the file: " + reload.body());
     assertEquals(List.of(PRIMARY, ADDED), answers(), "a reload keeps the member");
 
     node.close();
