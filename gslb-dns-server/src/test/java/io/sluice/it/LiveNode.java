@@ -214,7 +214,12 @@ final class LiveNode implements AutoCloseable {
 
   /** A DELETE with the admin token. */
   Reply delete(String path) throws IOException, InterruptedException {
-    return send(HttpRequest.newBuilder(URI.create(adminUrl() + path)).DELETE());
+    return delete(path, token);
+  }
+
+  /** A DELETE with {@code bearer} as the token. */
+  Reply delete(String path, String bearer) throws IOException, InterruptedException {
+    return send(HttpRequest.newBuilder(URI.create(adminUrl() + path)).DELETE(), bearer);
   }
 
   /** A PUT with the admin token. */

@@ -61,6 +61,10 @@ public final class TrafficController implements ControlPlane {
   private final ControllerSteps steps;
   private final ShareEstimator shares;
   private volatile Runnable membersListener = () -> {};
+  // The members the listener was last told of; guarded by this.
+  private Map<String, List<EndpointConfig>> announcedMembers = Map.of();
+  // Announces members adopted from the cluster; created on first use. Guarded by this.
+  private java.util.concurrent.ExecutorService announcer;
 
   TrafficController(
       SnapshotStore store,
@@ -81,6 +85,8 @@ public final class TrafficController implements ControlPlane {
     this.switchLog = switchLog;
     this.transitions = new Transitions(metrics);
     this.writer = new StateWriter(store, log, audit, switchLog, ticker, metrics, json, shared);
+    // The members restored with the state are served by whoever listens from the start.
+    this.announcedMembers = writer.state().members();
     this.steps =
         new ControllerSteps(
             store, writer, transitions, new GateEvaluator(external), metrics, ticker, leadership);
@@ -94,17 +100,15 @@ public final class TrafficController implements ControlPlane {
                 ? rollbackCommand(a.service())
                 : freezeCommand(a.service(), true));
     // A step another node began counts its gate evidence here from the moment it arrives.
-    java.util.concurrent.atomic.AtomicReference<Map<String, List<EndpointConfig>>> adoptedMembers =
-        new java.util.concurrent.atomic.AtomicReference<>(writer.state().members());
     writer.afterAdopt(
         () -> {
           for (String name : writer.state().services().keySet()) {
             steps.beginEvidence(name);
           }
-          // Members another node changed are served here too.
-          if (!writer.state().members().equals(adoptedMembers.get())) {
-            adoptedMembers.set(writer.state().members());
-            membersListener.run();
+          // Members another node changed are served here too, built off the writer lock: building
+          // a large configuration takes a while and commands must not wait for it.
+          if (!writer.state().members().equals(announcedMembersView())) {
+            announcer().execute(this::announceMembers);
           }
         });
   }
@@ -812,6 +816,35 @@ public final class TrafficController implements ControlPlane {
     membersListener = r;
   }
 
+  private synchronized Map<String, List<EndpointConfig>> announcedMembersView() {
+    return announcedMembers;
+  }
+
+  private synchronized java.util.concurrent.Executor announcer() {
+    if (announcer == null) {
+      announcer =
+          java.util.concurrent.Executors.newSingleThreadExecutor(
+              r -> {
+                Thread t = new Thread(r, "sluice-members");
+                t.setDaemon(true);
+                return t;
+              });
+    }
+    return announcer;
+  }
+
+  /**
+   * Tells the listener when the members differ from those it was last told of, whoever changed them
+   * (a command here, or a record of another node adopted here).
+   */
+  private synchronized void announceMembers() {
+    Map<String, List<EndpointConfig>> now = writer.state().members();
+    if (!now.equals(announcedMembers)) {
+      announcedMembers = now;
+      membersListener.run();
+    }
+  }
+
   /** The endpoints the configuration file declares in {@code pool} (not the dynamic members). */
   private static Set<String> fileEndpoints(ControlState cs, SluiceConfig config, String pool) {
     Set<String> out = new HashSet<>();
@@ -939,11 +972,8 @@ public final class TrafficController implements ControlPlane {
   private CommandResult command(
       Actor actor, String reason, String requestId, StateWriter.Command c, LocalAction.Kind safety)
       throws CommandRejectedException {
-    Map<String, List<EndpointConfig>> membersBefore = writer.state().members();
     CommandResult r = writer.command(actor, reason, requestId, c, safety);
-    if (!writer.state().members().equals(membersBefore)) {
-      membersListener.run();
-    }
+    announceMembers();
     if (r.changed()) {
       for (String name : writer.state().services().keySet()) {
         steps.beginEvidence(name);
