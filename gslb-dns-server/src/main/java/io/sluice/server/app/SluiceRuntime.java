@@ -18,14 +18,18 @@ import io.sluice.core.config.history.ConfigStore;
 import io.sluice.core.config.history.FileConfigStore;
 import io.sluice.core.divergence.PeriodicDivergenceCheck;
 import io.sluice.core.health.PoolLoadFeed;
+import io.sluice.core.notify.SharedCursors;
+import io.sluice.core.notify.Webhooks;
 import io.sluice.core.spi.CookieRotation;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.Leadership;
 import io.sluice.core.spi.OpinionExchange;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.store.DiskWrites;
 import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
@@ -33,11 +37,13 @@ import io.sluice.dns.client.DnsjavaVerifier;
 import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.CookieKeyring;
 import io.sluice.dns.response.ServedZones;
+import io.sluice.dns.server.InheritedSockets;
 import io.sluice.dns.transfer.TransferZones;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,6 +75,11 @@ public final class SluiceRuntime implements AutoCloseable {
   private ClusterMembership membership;
   // The periodic answer-divergence check; null on a single node.
   private PeriodicDivergenceCheck divergence;
+  // Set once the state parts are closed (handed over or stopping); guarded by this.
+  private boolean released;
+  private boolean closed;
+  // Sends the audited changes to the configured webhooks, from the outbox.
+  private Webhooks webhooks;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -106,7 +117,7 @@ public final class SluiceRuntime implements AutoCloseable {
    */
   public static SluiceRuntime start(SluiceConfig config, Path file, CliOverrides overrides)
       throws ConfigException, IOException, InterruptedException {
-    return start(config, file, overrides, List.of(), Ticker.SYSTEM);
+    return start(config, file, overrides, List.of(), InheritedSockets.NONE, Ticker.SYSTEM);
   }
 
   /**
@@ -117,24 +128,40 @@ public final class SluiceRuntime implements AutoCloseable {
   public static SluiceRuntime start(
       SluiceConfig config, Path file, CliOverrides overrides, Ticker clock)
       throws ConfigException, IOException, InterruptedException {
-    return start(config, file, overrides, List.of(), clock);
+    return start(config, file, overrides, List.of(), InheritedSockets.NONE, clock);
+  }
+
+  /**
+   * Like {@link #start(SluiceConfig, Path, CliOverrides)}, reading the listening sockets in {@code
+   * inherited} (handed over by the node this one takes over from) instead of binding new ones.
+   */
+  static SluiceRuntime start(
+      SluiceConfig config, Path file, CliOverrides overrides, InheritedSockets inherited)
+      throws ConfigException, IOException, InterruptedException {
+    return start(config, file, overrides, List.of(), inherited, Ticker.SYSTEM);
   }
 
   /**
    * Like {@link #start(SluiceConfig, Path, CliOverrides)}, with {@code extra} compilers run after
-   * the built-in ones at start and on every reload (tests use it to make a reload fail midway).
+   * the built-in ones at start and on every reload.
    */
   static SluiceRuntime start(
       SluiceConfig config, Path file, CliOverrides overrides, List<ConfigCompiler> extra)
       throws ConfigException, IOException, InterruptedException {
-    return start(config, file, overrides, extra, Ticker.SYSTEM);
+    return start(config, file, overrides, extra, InheritedSockets.NONE, Ticker.SYSTEM);
   }
 
+  /**
+   * The whole start: {@code extra} compilers run after the built-in ones at start and on every
+   * reload (tests use them to make a reload fail midway); {@code clock} is the controller's and the
+   * admin API's clock.
+   */
   private static SluiceRuntime start(
       SluiceConfig config,
       Path file,
       CliOverrides overrides,
       List<ConfigCompiler> extra,
+      InheritedSockets inherited,
       Ticker clock)
       throws ConfigException, IOException, InterruptedException {
     // The published configuration holds the tokens the admin API accepts (the local one if the
@@ -192,6 +219,7 @@ public final class SluiceRuntime implements AutoCloseable {
     ClusterConnection cluster = null;
     ClusterMembership membership = null;
     PeriodicDivergenceCheck divergence = null;
+    Webhooks webhooks = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
       // A cluster node shares its operator state through etcd; its state directory keeps its copy.
@@ -214,6 +242,31 @@ public final class SluiceRuntime implements AutoCloseable {
                   planner,
                   cluster.state(),
                   membership.leadership());
+      // Every audited change goes to the webhook outbox from here on (in a cluster, the leader
+      // sends); reloads bring new webhooks and secrets with the snapshot that publishes them.
+      webhooks =
+          Webhooks.start(
+              new Webhooks.Setup(
+                  stateConfig.stateDirectory(),
+                  traffic.auditLog(),
+                  config.localVantage(),
+                  config.clustered() ? config.cluster().prefix() : null,
+                  Ticker.SYSTEM,
+                  membership == null ? Leadership.ALWAYS : membership.leadership(),
+                  cluster == null ? SharedCursors.NONE : cluster.webhookCursors(),
+                  gslb,
+                  new SecureRandom(),
+                  DiskWrites.DIRECT),
+              config);
+      Webhooks hooks = webhooks;
+      SluiceConfig[] heardConfig = {store.current().config()};
+      store.addListener(
+          s -> {
+            if (s.config() != heardConfig[0]) {
+              heardConfig[0] = s.config();
+              hooks.configure(s.config());
+            }
+          });
       // In a cluster the verdicts come from the quorum over every node's opinions, shared on etcd.
       OpinionExchange opinions = OpinionExchange.NONE;
       if (config.clustered()) {
@@ -232,7 +285,7 @@ public final class SluiceRuntime implements AutoCloseable {
           PoolLoadFeed.create(
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
       loads.start(LOAD_TICK);
-      node = SluiceNode.start(store, publisher, planner, gslb);
+      node = SluiceNode.start(store, publisher, planner, gslb, inherited);
       TransferZones offered = store.current().artifacts().get(TransferZones.class);
       if (offered != null) {
         offered.describe().forEach(line -> log.info("{}", line));
@@ -272,7 +325,7 @@ public final class SluiceRuntime implements AutoCloseable {
         if (membership != null) {
           admin.withCluster(membership.members());
         }
-        admin.withCookieRotation(cookieRotation);
+        admin.withCookieRotation(cookieRotation).withProbes(probes);
         admin.withLoadFeed(loads).withConfigCommands(versions).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
@@ -310,6 +363,7 @@ public final class SluiceRuntime implements AutoCloseable {
       runtime.cluster = cluster;
       runtime.membership = membership;
       runtime.divergence = divergence;
+      runtime.webhooks = webhooks;
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       SluiceRuntime partial =
@@ -318,6 +372,7 @@ public final class SluiceRuntime implements AutoCloseable {
       partial.cluster = cluster;
       partial.membership = membership;
       partial.divergence = divergence;
+      partial.webhooks = webhooks;
       partial.close();
       throw e;
     }
@@ -389,8 +444,40 @@ public final class SluiceRuntime implements AutoCloseable {
     return traffic;
   }
 
+  /**
+   * Hands the state directory, the admin port and the cluster membership over to a process taking
+   * over: stops the admin API (its connections are refused from now on, so no change can be
+   * acknowledged and then lost), closes the probes and the traffic system (releasing the store's
+   * lock; every acknowledged change is already in its journal) and leaves the cluster. The DNS and
+   * DoH listeners answer on from the last published state. Idempotent.
+   */
+  public synchronized void releaseState() {
+    if (released) {
+      return;
+    }
+    released = true;
+    closeStateParts();
+  }
+
   @Override
   public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (!released) {
+        released = true;
+        closeStateParts();
+      }
+    }
+    if (node != null) {
+      closeQuietly("DNS listeners", node);
+    }
+    closeQuietly("metrics", metrics);
+  }
+
+  private void closeStateParts() {
     if (stateDir != null) {
       try {
         NodeRecord.remove(stateDir);
@@ -409,9 +496,6 @@ public final class SluiceRuntime implements AutoCloseable {
       admin.ready(false);
       closeQuietly("admin API", admin);
     }
-    if (node != null) {
-      closeQuietly("DNS listeners", node);
-    }
     if (loads != null) {
       closeQuietly("pool load feed", loads);
     }
@@ -420,6 +504,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (clusterHealth != null) {
       closeQuietly("health opinion exchange", clusterHealth);
+    }
+    if (webhooks != null) {
+      closeQuietly("webhooks", webhooks);
     }
     if (traffic != null) {
       closeQuietly("traffic system", traffic);
@@ -430,7 +517,6 @@ public final class SluiceRuntime implements AutoCloseable {
     if (configHistory != null) {
       closeQuietly("configuration history", configHistory);
     }
-    closeQuietly("metrics", metrics);
   }
 
   private static void closeQuietly(String what, AutoCloseable c) {
