@@ -47,7 +47,9 @@ final class StatusCommand extends ApiCommand {
       if (only != null && !only.equals(s.path("service").asText())) {
         continue;
       }
-      boolean f = s.path("frozen").asBoolean() || s.path("globallyFrozen").asBoolean();
+      String window = activeWindow(st.path("maintenance"), s.path("service").asText());
+      boolean f =
+          s.path("frozen").asBoolean() || s.path("globallyFrozen").asBoolean() || window != null;
       List<String> shares = new ArrayList<>();
       s.path("shares")
           .properties()
@@ -59,7 +61,7 @@ final class StatusCommand extends ApiCommand {
       services.row(
           s.path("service").asText(),
           s.path("mode").asText("-"),
-          Style.flag(f ? "yes" : "no", f),
+          Style.flag(window != null ? "yes (" + window + ")" : f ? "yes" : "no", f),
           String.join(", ", shares),
           Style.flag(
               ShiftCells.ramp(s.path("ramp"), time),
@@ -73,6 +75,12 @@ final class StatusCommand extends ApiCommand {
     }
     services.print(out(), colour);
     out().println();
+    JsonNode windows = st.path("maintenance");
+    if (!windows.isEmpty()) {
+      out().println("Maintenance windows:");
+      MaintenanceCommand.table(windows).print(out(), colour);
+      out().println();
+    }
     Table endpoints =
         new Table(
             "POOL",
@@ -158,5 +166,19 @@ final class StatusCommand extends ApiCommand {
       return String.join(",", items);
     }
     return v.isValueNode() ? v.asText() : v.toString();
+  }
+
+  /** The running maintenance window that freezes {@code service}, or null. */
+  private static String activeWindow(JsonNode windows, String service) {
+    for (JsonNode w : windows) {
+      if ("active".equals(w.path("state").asText())) {
+        for (JsonNode s : w.path("services")) {
+          if (s.asText().equals(service)) {
+            return w.path("id").asText();
+          }
+        }
+      }
+    }
+    return null;
   }
 }

@@ -138,6 +138,8 @@ public final class AdminServer implements AutoCloseable {
     this.explainer = explainer;
     new ReadRoutes(store, control, explainer).register(router);
     new CommandRoutes(store, control, bodies).register(router);
+    new MaintenanceRoutes(store, control, bodies, ticker).register(router);
+    new MemberRoutes(store, control, bodies).register(router);
     new ClusterRoutes(() -> cluster, ticker).register(router);
     new ProbeRoutes(store, () -> probes, ConfigLoader.jsonMapper(), ticker).register(router);
     router.add(
@@ -165,6 +167,8 @@ public final class AdminServer implements AutoCloseable {
             // The tokens of the published configuration: a reload adds and revokes them.
             TokenAuthenticator.following(() -> store.current().config().admin().tokens()),
             new FailedAuthLimiter(config.authFailuresPerMinute(), ticker),
+            new ScopeGuard(() -> store.current().config()),
+            ticker,
             ConfigLoader.jsonMapper(),
             guard,
             reads,

@@ -156,6 +156,31 @@ class RouteAuthorizationTest {
               "/api/v1/pools/eu-west-1/endpoints/lon-b/undrain",
               "{}",
               Role.OPERATOR),
+          new Call("GET", "/api/v1/maintenance", "/api/v1/maintenance", null, Role.VIEWER),
+          new Call(
+              "PUT",
+              "/api/v1/pools/{pool}/members/{name}",
+              "/api/v1/pools/us-east-1/members/i-1",
+              "{\"address\":\"192.0.2.99\"}",
+              Role.OPERATOR),
+          new Call(
+              "DELETE",
+              "/api/v1/pools/{pool}/members/{name}",
+              "/api/v1/pools/us-east-1/members/i-1",
+              "{}",
+              Role.OPERATOR),
+          new Call(
+              "POST",
+              "/api/v1/maintenance",
+              "/api/v1/maintenance",
+              "{\"kind\":\"drain\",\"target\":\"us-east-1\",\"duration\":\"1h\"}",
+              Role.OPERATOR),
+          new Call(
+              "POST",
+              "/api/v1/maintenance/{id}/cancel",
+              "/api/v1/maintenance/mw-1/cancel",
+              "{}",
+              Role.OPERATOR),
           new Call("POST", "/api/v1/config/reload", "/api/v1/config/reload", "{}", Role.ADMIN),
           new Call(
               "POST", "/api/v1/dns/cookies/rotate", "/api/v1/dns/cookies/rotate", "{}", Role.ADMIN),

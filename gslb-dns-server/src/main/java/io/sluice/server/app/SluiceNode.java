@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * One running Sluice node: the snapshot store, the planner, the responder and the DNS listeners,
@@ -40,6 +41,10 @@ public final class SluiceNode implements AutoCloseable {
   private final HttpsServer https;
   private final GslbMetrics metrics;
   private Notifier notifier;
+  // The configuration as applied (the file's or a version's); what is served is it with the
+  // overlay (the pools' dynamic members). Guarded by this.
+  private SluiceConfig base;
+  private UnaryOperator<SluiceConfig> overlay = UnaryOperator.identity();
 
   private SluiceNode(
       SnapshotStore store,
@@ -54,6 +59,7 @@ public final class SluiceNode implements AutoCloseable {
     this.server = server;
     this.https = https;
     this.metrics = metrics;
+    this.base = store.current().config();
   }
 
   /**
@@ -195,7 +201,8 @@ public final class SluiceNode implements AutoCloseable {
   public synchronized Snapshot apply(SluiceConfig config, String name) throws ConfigException {
     Snapshot next;
     try {
-      next = publisher.publish(store, config, name);
+      next = publisher.publish(store, overlay.apply(config), name);
+      base = config;
     } catch (ConfigException e) {
       metrics.configReload(false);
       throw e;
@@ -214,13 +221,35 @@ public final class SluiceNode implements AutoCloseable {
       throws ConfigException, IOException {
     Snapshot next;
     try {
-      next = publisher.publish(store, config, name, beforeSwap);
+      next = publisher.publish(store, overlay.apply(config), name, beforeSwap);
+      base = config;
     } catch (ConfigException | IOException e) {
       metrics.configReload(false);
       throw e;
     }
     metrics.configReload(true);
     return next;
+  }
+
+  /**
+   * Serves every applied configuration through {@code served} (the pools' dynamic members added),
+   * from now on and at once.
+   */
+  public synchronized void overlay(UnaryOperator<SluiceConfig> served) throws ConfigException {
+    overlay = served;
+    republish();
+  }
+
+  /**
+   * Builds and publishes the applied configuration again through the overlay, after the dynamic
+   * members changed: the new members are answered and probed from this snapshot on, with no reload
+   * of the file and no new configuration version.
+   */
+  public synchronized void republish() throws ConfigException {
+    SluiceConfig served = overlay.apply(base);
+    if (served != store.current().config()) {
+      publisher.publish(store, served, "dynamic members");
+    }
   }
 
   /** Counts a reload whose file was rejected before it could be applied. */

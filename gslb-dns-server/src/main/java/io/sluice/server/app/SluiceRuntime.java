@@ -123,7 +123,18 @@ public final class SluiceRuntime implements AutoCloseable {
    */
   public static SluiceRuntime start(SluiceConfig config, Path file, CliOverrides overrides)
       throws ConfigException, IOException, InterruptedException {
-    return start(config, file, overrides, List.of(), InheritedSockets.NONE);
+    return start(config, file, overrides, List.of(), InheritedSockets.NONE, Ticker.SYSTEM);
+  }
+
+  /**
+   * Like {@link #start(SluiceConfig, Path, CliOverrides)}, with {@code clock} as the traffic
+   * controller's and the admin API's clock: what starts and ends maintenance windows, ramp windows
+   * and confirmation timeouts. Tests step a manual clock; probes keep the system clock.
+   */
+  public static SluiceRuntime start(
+      SluiceConfig config, Path file, CliOverrides overrides, Ticker clock)
+      throws ConfigException, IOException, InterruptedException {
+    return start(config, file, overrides, List.of(), InheritedSockets.NONE, clock);
   }
 
   /**
@@ -133,7 +144,7 @@ public final class SluiceRuntime implements AutoCloseable {
   static SluiceRuntime start(
       SluiceConfig config, Path file, CliOverrides overrides, InheritedSockets inherited)
       throws ConfigException, IOException, InterruptedException {
-    return start(config, file, overrides, List.of(), inherited);
+    return start(config, file, overrides, List.of(), inherited, Ticker.SYSTEM);
   }
 
   /**
@@ -143,19 +154,21 @@ public final class SluiceRuntime implements AutoCloseable {
   static SluiceRuntime start(
       SluiceConfig config, Path file, CliOverrides overrides, List<ConfigCompiler> extra)
       throws ConfigException, IOException, InterruptedException {
-    return start(config, file, overrides, extra, InheritedSockets.NONE);
+    return start(config, file, overrides, extra, InheritedSockets.NONE, Ticker.SYSTEM);
   }
 
   /**
    * The whole start: {@code extra} compilers run after the built-in ones at start and on every
-   * reload (tests use them to make a reload fail midway).
+   * reload (tests use them to make a reload fail midway); {@code clock} is the controller's and the
+   * admin API's clock.
    */
   private static SluiceRuntime start(
       SluiceConfig config,
       Path file,
       CliOverrides overrides,
       List<ConfigCompiler> extra,
-      InheritedSockets inherited)
+      InheritedSockets inherited,
+      Ticker clock)
       throws ConfigException, IOException, InterruptedException {
     // The published configuration holds the tokens the admin API accepts (the local one if the
     // file declares none), so that a reload adds and revokes tokens with the same swap.
@@ -233,12 +246,11 @@ public final class SluiceRuntime implements AutoCloseable {
       }
       traffic =
           cluster == null
-              ? TrafficSystem.open(
-                  store, stateConfig.stateDirectory(), Ticker.SYSTEM, gslb, planner)
+              ? TrafficSystem.open(store, stateConfig.stateDirectory(), clock, gslb, planner)
               : TrafficSystem.openClustered(
                   store,
                   stateConfig.stateDirectory(),
-                  Ticker.SYSTEM,
+                  clock,
                   gslb,
                   planner,
                   cluster.state(),
@@ -324,6 +336,19 @@ public final class SluiceRuntime implements AutoCloseable {
         offered.describe().forEach(line -> log.info("{}", line));
       }
       versions.attach(node, traffic.auditSink());
+      // The pools' dynamic members (operator state, added through the API) are served on top of
+      // every applied configuration, and published again whenever they change.
+      TrafficController members = traffic.controller();
+      SluiceNode served = node;
+      node.overlay(c -> c.withDynamicMembers(members.state().members()));
+      members.onMembersChanged(
+          () -> {
+            try {
+              served.republish();
+            } catch (ConfigException e) {
+              log.error("the dynamic members could not be served: {}", e.getMessage());
+            }
+          });
       HangupReload.install(versions);
       if (config.admin().enabled()) {
         AdminConfig adminConfig = config.admin();
@@ -340,7 +365,8 @@ public final class SluiceRuntime implements AutoCloseable {
                 versions,
                 planner,
                 probes.reportSink(),
-                metrics);
+                metrics,
+                clock);
         if (membership != null) {
           admin.withCluster(membership.members());
         }
