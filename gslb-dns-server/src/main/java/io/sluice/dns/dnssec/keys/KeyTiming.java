@@ -1,7 +1,10 @@
 package io.sluice.dns.dnssec.keys;
 
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * The timing metadata of one DNSSEC key, with the meaning BIND gives its key-file fields.
@@ -31,6 +34,14 @@ public record KeyTiming(
         Optional.empty());
   }
 
+  /** Timing of a new key created, published and active at {@code now}, as BIND writes it. */
+  public static KeyTiming startingAt(Instant now) {
+    // Key files hold whole seconds: a new key reads back equal to what was written.
+    Optional<Instant> at = Optional.of(now.truncatedTo(ChronoUnit.SECONDS));
+    return new KeyTiming(
+        at, at, at, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
+  }
+
   /** True when the key's DNSKEY belongs in the zone's DNSKEY RRset at {@code now}. */
   public boolean published(Instant now) {
     return reached(publish, now) && !reached(delete, now, false);
@@ -44,6 +55,13 @@ public record KeyTiming(
   /** True when the key's CDS and CDNSKEY belong at the apex at {@code now}. */
   public boolean syncPublished(Instant now) {
     return syncPublish.isPresent() && reached(syncPublish, now) && !reached(syncDelete, now, false);
+  }
+
+  /** Every instant set, in no particular order: the moments the key's state can change. */
+  public List<Instant> instants() {
+    return Stream.of(publish, activate, inactive, delete, syncPublish, syncDelete)
+        .flatMap(Optional::stream)
+        .toList();
   }
 
   private static boolean reached(Optional<Instant> at, Instant now) {

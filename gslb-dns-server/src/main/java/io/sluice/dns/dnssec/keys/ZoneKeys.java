@@ -2,6 +2,7 @@ package io.sluice.dns.dnssec.keys;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import org.xbill.DNS.DNSKEYRecord;
 import org.xbill.DNS.Name;
 
@@ -41,5 +42,16 @@ public record ZoneKeys(Name zone, List<SigningKey> keys) {
     return keys.stream()
         .filter(k -> k.secureEntryPoint() && k.timing().syncPublished(now))
         .toList();
+  }
+
+  /**
+   * The first instant after {@code now} at which a key's timing changes what is published or signs,
+   * or empty when no change is scheduled.
+   */
+  public Optional<Instant> nextChange(Instant now) {
+    return keys.stream()
+        .flatMap(k -> k.timing().instants().stream())
+        .filter(t -> t.isAfter(now))
+        .min(Instant::compareTo);
   }
 }
