@@ -46,6 +46,8 @@ public final class SignedZone {
   private final NsecEntry[] nsecs = new NsecEntry[NSEC_SLOTS];
   private final AtomicLong onlineSignatures = new AtomicLong();
   private final AtomicLong refusedSignatures = new AtomicLong();
+  private final AtomicLong preparedSignatures = new AtomicLong();
+  private Map<Name, String> services = Map.of();
 
   private SignedZone(Zone zone, RrsetSigner signer, Ticker ticker) {
     this.zone = zone;
@@ -57,6 +59,14 @@ public final class SignedZone {
   public static SignedZone sign(Zone zone, RrsetSigner signer, Ticker ticker) {
     SignedZone z = new SignedZone(zone, signer, ticker);
     z.statics = z.signStatic();
+    Map<Name, String> services = new java.util.HashMap<>();
+    for (Name name : zone.names()) {
+      String service = zone.serviceAt(name);
+      if (service != null) {
+        services.put(name.canonicalize(), service);
+      }
+    }
+    z.services = Map.copyOf(services);
     return z;
   }
 
@@ -73,6 +83,41 @@ public final class SignedZone {
   /** An identity that changes whenever signatures were refreshed. */
   public Object generation() {
     return generation;
+  }
+
+  /** The GSLB service bound to each of the zone's names that has one. */
+  public Map<Name, String> services() {
+    return services;
+  }
+
+  /** GSLB answer RRsets signed before publishing so far. */
+  public long preparedSignatures() {
+    return preparedSignatures.get();
+  }
+
+  /**
+   * Signs the GSLB answer RRset {@code records} unless it is signed already; off the query path,
+   * without budget. Returns whether it signed.
+   */
+  public boolean prepare(Name owner, int type, long ttl, List<Record> records) {
+    AnswerKey key = AnswerKey.of(owner, type, ttl, records);
+    if (answers.containsKey(key)) {
+      return false;
+    }
+    if (answers.size() >= MAX_ANSWER_SETS) {
+      answers.clear();
+    }
+    answers.putIfAbsent(key, signNow(rrset(owner, type, ttl, records)));
+    preparedSignatures.incrementAndGet();
+    return true;
+  }
+
+  private static RRset rrset(Name owner, int type, long ttl, List<Record> records) {
+    RRset set = new RRset();
+    for (Record r : records) {
+      set.addRR(Record.newRecord(owner, type, DClass.IN, ttl, r.rdataToWireCanonical()));
+    }
+    return set;
   }
 
   /** Online signatures made so far (denial of existence and late GSLB answers). */
@@ -195,15 +240,11 @@ public final class SignedZone {
     if (online && !take()) {
       return null;
     }
-    RRset set = new RRset();
-    for (Record r : records) {
-      set.addRR(Record.newRecord(owner, type, DClass.IN, ttl, r.rdataToWireCanonical()));
-    }
     if (answers.size() >= MAX_ANSWER_SETS) {
       // A pathological spread of answers: start over rather than grow without bound.
       answers.clear();
     }
-    s = signNow(set);
+    s = signNow(rrset(owner, type, ttl, records));
     answers.putIfAbsent(key, s);
     return s.sigs;
   }

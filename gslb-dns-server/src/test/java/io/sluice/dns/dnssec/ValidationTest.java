@@ -152,6 +152,24 @@ class ValidationTest {
     secure("app.example.test.", Type.AAAA);
     secure("app.example.test.", Type.TXT);
     secure("to-app.example.test.", Type.A);
+    // Signed before the snapshot was published, with the configured TTL as Original TTL.
+    SignedZone sz =
+        server
+            .store
+            .current()
+            .artifacts()
+            .get(io.sluice.dns.response.ServedZones.class)
+            .signed()
+            .zones()
+            .stream()
+            .filter(z -> z.zone().origin().equals(ORIGIN))
+            .findFirst()
+            .orElseThrow();
+    assertTrue(sz.preparedSignatures() >= 2, "A and AAAA answers prepared");
+    Message raw = rawDo("app.example.test.", Type.A);
+    RRSIGRecord sig = (RRSIGRecord) raw.getSection(Section.ANSWER).get(1);
+    assertEquals(30, sig.getOrigTTL());
+    assertEquals(raw.getSection(Section.ANSWER).get(0).getTTL(), sig.getTTL());
   }
 
   @Test
@@ -194,6 +212,11 @@ class ValidationTest {
   }
 
   static Message rawDo(String name, int type) throws Exception {
+    return rawDo(server, name, type);
+  }
+
+  /** A query with the DO bit, answered as is (no validation). */
+  static Message rawDo(SignedServer server, String name, int type) throws Exception {
     Message q = SignedServer.query(name, type);
     q.addRecord(new OPTRecord(1232, 0, 0, org.xbill.DNS.ExtendedFlags.DO), Section.ADDITIONAL);
     return server.plain().send(q);
