@@ -37,18 +37,28 @@ import org.xbill.DNS.TextParseException;
 public final class ZoneSigning {
   private final Function<SluiceConfig, ZoneKeySource> keySources;
   private final Ticker ticker;
+  private final int onlineSignaturesPerSecond;
 
   /**
    * Signing with the keys {@code keySources} finds for each configuration (the key directories of
    * its signed zones), on {@code ticker}'s clock.
    */
   public ZoneSigning(Function<SluiceConfig, ZoneKeySource> keySources, Ticker ticker) {
-    this.keySources = keySources;
-    this.ticker = ticker;
+    this(keySources, ticker, SigningPolicy.DEFAULT.onlineSignaturesPerSecond());
   }
 
-  /** A zone about to be signed: its keys and policy. */
-  public record Plan(ZoneKeys keys, SigningPolicy policy) {}
+  /** As {@link #ZoneSigning(Function, Ticker)}, with another online signing budget per zone. */
+  public ZoneSigning(
+      Function<SluiceConfig, ZoneKeySource> keySources,
+      Ticker ticker,
+      int onlineSignaturesPerSecond) {
+    this.keySources = keySources;
+    this.ticker = ticker;
+    this.onlineSignaturesPerSecond = onlineSignaturesPerSecond;
+  }
+
+  /** A zone about to be signed: its keys, policy and the TTL of its DNSKEY, CDS and CDNSKEY. */
+  public record Plan(ZoneKeys keys, SigningPolicy policy, long dnskeyTtl) {}
 
   /**
    * The keys and policy of each signed zone of {@code config}, by origin.
@@ -87,7 +97,9 @@ public final class ZoneSigning {
         problems.add(path, "zone " + zc.origin() + " is signed but has no active key");
         continue;
       }
-      out.put(origin, new Plan(zk.get(), SigningPolicy.of(zc.dnssec())));
+      SigningPolicy policy =
+          SigningPolicy.of(zc.dnssec()).withOnlineSignaturesPerSecond(onlineSignaturesPerSecond);
+      out.put(origin, new Plan(zk.get(), policy, zc.dnssec().dnskeyTtl().toSeconds()));
     }
     problems.throwIfAny();
     return out;
@@ -102,14 +114,15 @@ public final class ZoneSigning {
     List<Zone> zones = new ArrayList<>();
     for (Zone z : index.zones()) {
       Plan p = plans.get(z.origin());
-      zones.add(p == null ? z : z.withApexRecords(apexRecords(z, p.keys(), now)));
+      zones.add(p == null ? z : z.withApexRecords(apexRecords(z, p, now)));
     }
     return ZoneIndex.of(zones);
   }
 
-  /** The DNSKEY RRset, and CDS and CDNSKEY for keys being synchronised, with the SOA's TTL. */
-  static List<Record> apexRecords(Zone zone, ZoneKeys keys, Instant now) {
-    long ttl = zone.negativeSoa().getTTL();
+  /** The DNSKEY RRset, and CDS and CDNSKEY for keys being synchronised, with their TTL. */
+  static List<Record> apexRecords(Zone zone, Plan plan, Instant now) {
+    ZoneKeys keys = plan.keys();
+    long ttl = plan.dnskeyTtl();
     Name origin = zone.origin();
     List<Record> out = new ArrayList<>();
     for (DNSKEYRecord k : keys.published(now)) {

@@ -30,6 +30,9 @@ import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
 import io.sluice.dns.client.DnsjavaVerifier;
+import io.sluice.dns.dnssec.SigningMaintenance;
+import io.sluice.dns.dnssec.ZoneSigning;
+import io.sluice.dns.dnssec.keys.KeyDirectory;
 import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.CookieKeyring;
 import io.sluice.dns.response.ServedZones;
@@ -67,6 +70,8 @@ public final class SluiceRuntime implements AutoCloseable {
   private ClusterConnection cluster;
   // This node's lease, election and registry entry; null on a single node.
   private ClusterMembership membership;
+  // Signature refresh and key timing; idle when no zone is signed.
+  private SigningMaintenance signing;
   // The periodic answer-divergence check; null on a single node.
   private PeriodicDivergenceCheck divergence;
 
@@ -128,7 +133,18 @@ public final class SluiceRuntime implements AutoCloseable {
     // A cluster node's cookie secrets are the cluster's, set without a reload: one keyring for the
     // node's life, which its configuration's secret files only seed.
     CookieKeyring sharedCookies = config.clustered() ? new CookieKeyring() : null;
-    compilers.add(ServedZones.compiler(sharedCookies));
+    // Signed zones: keys are read (or generated on first start) from each zone's key directory
+    // whenever the configuration is built, so a reload picks up keys an operator added.
+    KeyDirectory keys = new KeyDirectory(Ticker.SYSTEM);
+    compilers.add(
+        ServedZones.compiler(
+            sharedCookies,
+            new ZoneSigning(
+                c -> {
+                  keys.load(c);
+                  return keys;
+                },
+                Ticker.SYSTEM)));
     compilers.add(HttpsSettings.compiler());
     compilers.add(PolicyPlanner.compiler());
     compilers.addAll(extra);
@@ -171,6 +187,7 @@ public final class SluiceRuntime implements AutoCloseable {
     ClusterConnection cluster = null;
     ClusterMembership membership = null;
     PeriodicDivergenceCheck divergence = null;
+    SigningMaintenance signing = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
       // A cluster node shares its operator state through etcd; its state directory keeps its copy.
@@ -213,6 +230,18 @@ public final class SluiceRuntime implements AutoCloseable {
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
       loads.start(LOAD_TICK);
       node = SluiceNode.start(store, publisher, planner, gslb);
+      SluiceNode signedNode = node;
+      signing =
+          SigningMaintenance.start(
+              store,
+              keys,
+              () -> {
+                try {
+                  signedNode.apply(store.current().config(), "DNSSEC key change");
+                } catch (ConfigException e) {
+                  log.error("cannot sign with the changed DNSSEC keys: {}", e.getMessage());
+                }
+              });
       TransferZones offered = store.current().artifacts().get(TransferZones.class);
       if (offered != null) {
         offered.describe().forEach(line -> log.info("{}", line));
@@ -276,6 +305,7 @@ public final class SluiceRuntime implements AutoCloseable {
       runtime.cluster = cluster;
       runtime.membership = membership;
       runtime.divergence = divergence;
+      runtime.signing = signing;
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       SluiceRuntime partial =
@@ -284,6 +314,7 @@ public final class SluiceRuntime implements AutoCloseable {
       partial.cluster = cluster;
       partial.membership = membership;
       partial.divergence = divergence;
+      partial.signing = signing;
       partial.close();
       throw e;
     }
@@ -366,6 +397,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (divergence != null) {
       divergence.close();
+    }
+    if (signing != null) {
+      signing.close();
     }
     if (membership != null) {
       // First, so that another node takes the lead at once and this node's keys vanish now.
