@@ -12,6 +12,25 @@ import java.util.Optional;
  */
 public interface DnssecKeyManager {
 
+  /** No signed zones: what a node without DNSSEC shows. */
+  DnssecKeyManager NONE =
+      new DnssecKeyManager() {
+        @Override
+        public List<ZoneKeysView> zones() {
+          return List.of();
+        }
+
+        @Override
+        public Optional<ZoneKeysView> zone(String zone) {
+          return Optional.empty();
+        }
+
+        @Override
+        public StepOutcome step(Actor actor, String zone, RolloverStep step, String reason) {
+          throw new IllegalArgumentException("zone: '" + zone + "' is not a signed zone");
+        }
+      };
+
   /** Every signed zone's keys, in configuration order. */
   List<ZoneKeysView> zones();
 

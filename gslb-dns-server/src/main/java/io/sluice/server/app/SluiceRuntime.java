@@ -30,6 +30,9 @@ import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
 import io.sluice.dns.client.DnsjavaVerifier;
+import io.sluice.dns.dnssec.keys.KeyDirectory;
+import io.sluice.dns.dnssec.keys.KeyManager;
+import io.sluice.dns.dnssec.keys.KeyTicks;
 import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.CookieKeyring;
 import io.sluice.dns.response.ServedZones;
@@ -69,6 +72,9 @@ public final class SluiceRuntime implements AutoCloseable {
   private ClusterMembership membership;
   // The periodic answer-divergence check; null on a single node.
   private PeriodicDivergenceCheck divergence;
+  // The DNSSEC keys of the signed zones, and the clock that tells the signer of timing instants.
+  private KeyDirectory dnssecKeys;
+  private AutoCloseable keyTicks;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -128,6 +134,10 @@ public final class SluiceRuntime implements AutoCloseable {
     // A cluster node's cookie secrets are the cluster's, set without a reload: one keyring for the
     // node's life, which its configuration's secret files only seed.
     CookieKeyring sharedCookies = config.clustered() ? new CookieKeyring() : null;
+    // The keys of the signed zones, loaded by each build before its zones are compiled and signed;
+    // rollover steps and timing instants change them between builds.
+    KeyDirectory dnssecKeys = new KeyDirectory(Ticker.SYSTEM);
+    compilers.add(dnssecKeys.compiler());
     compilers.add(ServedZones.compiler(sharedCookies));
     compilers.add(HttpsSettings.compiler());
     compilers.add(PolicyPlanner.compiler());
@@ -239,6 +249,8 @@ public final class SluiceRuntime implements AutoCloseable {
           admin.withCluster(membership.members());
         }
         admin.withCookieRotation(cookieRotation);
+        admin.withDnssecKeys(
+            new KeyManager(dnssecKeys, traffic.auditSink(), KeyManager.KeyStore.FILES));
         admin.withLoadFeed(loads).withConfigCommands(versions).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
@@ -276,6 +288,8 @@ public final class SluiceRuntime implements AutoCloseable {
       runtime.cluster = cluster;
       runtime.membership = membership;
       runtime.divergence = divergence;
+      runtime.dnssecKeys = dnssecKeys;
+      runtime.keyTicks = KeyTicks.start(dnssecKeys);
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       SluiceRuntime partial =
@@ -340,6 +354,11 @@ public final class SluiceRuntime implements AutoCloseable {
     return divergence;
   }
 
+  /** The DNSSEC keys of the signed zones (a source the signer reads and listens to). */
+  public KeyDirectory dnssecKeys() {
+    return dnssecKeys;
+  }
+
   /** The probe service. */
   public ProbeService probes() {
     return probes;
@@ -366,6 +385,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (divergence != null) {
       divergence.close();
+    }
+    if (keyTicks != null) {
+      closeQuietly("DNSSEC key timer", keyTicks);
     }
     if (membership != null) {
       // First, so that another node takes the lead at once and this node's keys vanish now.

@@ -6,6 +6,7 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.ZoneConfig;
 import io.sluice.core.dnssec.KeyRole;
 import io.sluice.core.spi.Ticker;
+import io.sluice.core.state.ConfigCompiler;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -135,6 +136,15 @@ public final class KeyDirectory implements ZoneKeySource {
    */
   public synchronized LoadReport load(SluiceConfig config) {
     return load(ZoneSetup.of(config).values());
+  }
+
+  /**
+   * The step of building a configuration that loads its zones' keys (and generates the keys of new
+   * zones that ask for it), before the zones are compiled and signed. One bad key file never
+   * rejects the configuration: it is reported in the log and in {@code sluice ctl keys}.
+   */
+  public ConfigCompiler compiler() {
+    return (config, source, running, out) -> load(config);
   }
 
   /** Like {@link #load(SluiceConfig)}, for the given setups. */
