@@ -44,7 +44,8 @@ public final class CtlMain {
           "verify",
           "cluster",
           "hash-token",
-          "rotate-cookie-secret");
+          "rotate-cookie-secret",
+          "keys");
 
   /** Options that, before any command, are the root's own: its help lists every command. */
   private static final Set<String> ROOT_ONLY = Set.of("-h", "--help", "-V", "--version");
@@ -91,6 +92,7 @@ public final class CtlMain {
       case "cluster" -> new ClusterCommand();
       case "hash-token" -> new HashTokenCommand();
       case "rotate-cookie-secret" -> new RotateCookieSecretCommand();
+      case "keys" -> new KeysCommand();
       default -> throw new IllegalArgumentException("no command " + name);
     };
   }

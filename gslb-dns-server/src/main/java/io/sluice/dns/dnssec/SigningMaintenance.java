@@ -12,10 +12,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The background side of signing, on its own thread: every second it lets the key directory notice
- * key timing instants (a key becoming active or retired) and, when the keys of a signed zone
- * changed, has the configuration built and published again so the DNSKEY RRset and every signature
- * follow; every minute it re-signs what reaches its refresh time (see {@link
+ * The background side of signing, on its own thread: every second it checks whether the keys of a
+ * signed zone changed (a rollover step, a timing instant the key directory's ticks noticed) and then
+ * has the configuration built and published again so the DNSKEY RRset and every signature follow;
+ * every minute it re-signs what reaches its refresh time (see {@link
  * SignedZone#refreshIfDue}). Nothing here runs on the query path.
  */
 public final class SigningMaintenance implements AutoCloseable {
@@ -51,7 +51,6 @@ public final class SigningMaintenance implements AutoCloseable {
 
   private void tick(SnapshotStore store, KeyDirectory keys, Runnable republish) {
     try {
-      keys.tick();
       if (keysChanged.getAndSet(false)) {
         log.info("DNSSEC keys changed: signing the zones again");
         republish.run();

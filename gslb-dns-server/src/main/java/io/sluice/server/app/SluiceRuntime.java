@@ -33,6 +33,8 @@ import io.sluice.dns.client.DnsjavaVerifier;
 import io.sluice.dns.dnssec.SigningMaintenance;
 import io.sluice.dns.dnssec.ZoneSigning;
 import io.sluice.dns.dnssec.keys.KeyDirectory;
+import io.sluice.dns.dnssec.keys.KeyManager;
+import io.sluice.dns.dnssec.keys.KeyTicks;
 import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.CookieKeyring;
 import io.sluice.dns.response.ServedZones;
@@ -74,6 +76,9 @@ public final class SluiceRuntime implements AutoCloseable {
   private SigningMaintenance signing;
   // The periodic answer-divergence check; null on a single node.
   private PeriodicDivergenceCheck divergence;
+  // The DNSSEC keys of the signed zones, and the clock that tells the signer of timing instants.
+  private KeyDirectory dnssecKeys;
+  private AutoCloseable keyTicks;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -133,18 +138,12 @@ public final class SluiceRuntime implements AutoCloseable {
     // A cluster node's cookie secrets are the cluster's, set without a reload: one keyring for the
     // node's life, which its configuration's secret files only seed.
     CookieKeyring sharedCookies = config.clustered() ? new CookieKeyring() : null;
-    // Signed zones: keys are read (or generated on first start) from each zone's key directory
-    // whenever the configuration is built, so a reload picks up keys an operator added.
-    KeyDirectory keys = new KeyDirectory(Ticker.SYSTEM);
+    // The keys of the signed zones, loaded by each build before its zones are compiled and signed;
+    // rollover steps and timing instants change them between builds.
+    KeyDirectory dnssecKeys = new KeyDirectory(Ticker.SYSTEM);
+    compilers.add(dnssecKeys.compiler());
     compilers.add(
-        ServedZones.compiler(
-            sharedCookies,
-            new ZoneSigning(
-                c -> {
-                  keys.load(c);
-                  return keys;
-                },
-                Ticker.SYSTEM)));
+        ServedZones.compiler(sharedCookies, new ZoneSigning(c -> dnssecKeys, Ticker.SYSTEM)));
     compilers.add(HttpsSettings.compiler());
     compilers.add(PolicyPlanner.compiler());
     compilers.addAll(extra);
@@ -234,7 +233,7 @@ public final class SluiceRuntime implements AutoCloseable {
       signing =
           SigningMaintenance.start(
               store,
-              keys,
+              dnssecKeys,
               () -> {
                 try {
                   signedNode.apply(store.current().config(), "DNSSEC key change");
@@ -268,6 +267,8 @@ public final class SluiceRuntime implements AutoCloseable {
           admin.withCluster(membership.members());
         }
         admin.withCookieRotation(cookieRotation);
+        admin.withDnssecKeys(
+            new KeyManager(dnssecKeys, traffic.auditSink(), KeyManager.KeyStore.FILES));
         admin.withLoadFeed(loads).withConfigCommands(versions).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
@@ -306,6 +307,8 @@ public final class SluiceRuntime implements AutoCloseable {
       runtime.membership = membership;
       runtime.divergence = divergence;
       runtime.signing = signing;
+      runtime.dnssecKeys = dnssecKeys;
+      runtime.keyTicks = KeyTicks.start(dnssecKeys);
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       SluiceRuntime partial =
@@ -371,6 +374,11 @@ public final class SluiceRuntime implements AutoCloseable {
     return divergence;
   }
 
+  /** The DNSSEC keys of the signed zones (a source the signer reads and listens to). */
+  public KeyDirectory dnssecKeys() {
+    return dnssecKeys;
+  }
+
   /** The probe service. */
   public ProbeService probes() {
     return probes;
@@ -397,6 +405,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (divergence != null) {
       divergence.close();
+    }
+    if (keyTicks != null) {
+      closeQuietly("DNSSEC key timer", keyTicks);
     }
     if (signing != null) {
       signing.close();

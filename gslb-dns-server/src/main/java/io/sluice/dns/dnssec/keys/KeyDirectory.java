@@ -4,7 +4,9 @@ import io.sluice.core.config.DnssecAlgorithm;
 import io.sluice.core.config.DnssecConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.ZoneConfig;
+import io.sluice.core.dnssec.KeyRole;
 import io.sluice.core.spi.Ticker;
+import io.sluice.core.state.ConfigCompiler;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -38,7 +40,16 @@ public final class KeyDirectory implements ZoneKeySource {
 
   /** One signed zone's key settings, from its configuration. */
   public record ZoneSetup(
-      Name zone, Path directory, DnssecAlgorithm algorithm, boolean generate, Duration dnskeyTtl) {
+      Name zone,
+      Path directory,
+      DnssecAlgorithm algorithm,
+      boolean generate,
+      KeyRollover.Waits waits) {
+
+    /** The DNSKEY TTL of the zone's keys. */
+    public Duration dnskeyTtl() {
+      return waits.dnskeyTtl();
+    }
 
     /** The setup of every signed zone of {@code config}, keyed by zone. */
     public static Map<Name, ZoneSetup> of(SluiceConfig config) {
@@ -54,7 +65,7 @@ public final class KeyDirectory implements ZoneKeySource {
                   d.keyDirectory(config.stateDirectory(), z.origin()),
                   d.algorithm(),
                   d.generate(),
-                  d.dnskeyTtl()));
+                  KeyRollover.Waits.of(z)));
         }
       }
       return out;
@@ -69,8 +80,9 @@ public final class KeyDirectory implements ZoneKeySource {
     }
   }
 
-  /** One zone as loaded: its setup, its keys, and each key by its file's base name. */
-  private record Loaded(ZoneSetup setup, ZoneKeys keys, Map<String, SigningKey> byFile) {}
+  /** One zone as loaded: its setup, its keys, each key by its file's base name, its problems. */
+  private record Loaded(
+      ZoneSetup setup, ZoneKeys keys, Map<String, SigningKey> byFile, List<String> problems) {}
 
   private final Ticker ticker;
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
@@ -96,6 +108,12 @@ public final class KeyDirectory implements ZoneKeySource {
     return l == null ? Optional.empty() : Optional.of(l.setup());
   }
 
+  /** What the last load of {@code zone} found wrong, one line per problem. */
+  public List<String> problems(Name zone) {
+    Loaded l = zones.get(zone);
+    return l == null ? List.of() : l.problems();
+  }
+
   /** The signed zones, in configuration order. */
   public List<Name> zones() {
     return List.copyOf(zones.keySet());
@@ -118,6 +136,15 @@ public final class KeyDirectory implements ZoneKeySource {
    */
   public synchronized LoadReport load(SluiceConfig config) {
     return load(ZoneSetup.of(config).values());
+  }
+
+  /**
+   * The step of building a configuration that loads its zones' keys (and generates the keys of new
+   * zones that ask for it), before the zones are compiled and signed. One bad key file never
+   * rejects the configuration: it is reported in the log and in {@code sluice ctl keys}.
+   */
+  public ConfigCompiler compiler() {
+    return (config, source, running, out) -> load(config);
   }
 
   /** Like {@link #load(SluiceConfig)}, for the given setups. */
@@ -201,7 +228,8 @@ public final class KeyDirectory implements ZoneKeySource {
   }
 
   private Loaded loadZone(
-      ZoneSetup s, Loaded old, List<KeyFileException> problems, List<String> generated) {
+      ZoneSetup s, Loaded old, List<KeyFileException> allProblems, List<String> generated) {
+    List<KeyFileException> problems = new ArrayList<>();
     String dir = s.directory().toString();
     List<Path> files;
     try {
@@ -264,7 +292,12 @@ public final class KeyDirectory implements ZoneKeySource {
     for (KeyFileException p : problems) {
       log.warn("DNSSEC key: {}", p.getMessage());
     }
-    return new Loaded(s, new ZoneKeys(s.zone(), List.copyOf(byFile.values())), byFile);
+    allProblems.addAll(problems);
+    return new Loaded(
+        s,
+        new ZoneKeys(s.zone(), List.copyOf(byFile.values())),
+        byFile,
+        problems.stream().map(KeyFileException::getMessage).toList());
   }
 
   /** The {@code .key} files of the zone in its directory (none when the directory is missing). */

@@ -1,6 +1,7 @@
 package io.sluice.dns.dnssec.keys;
 
 import io.sluice.core.config.DnssecAlgorithm;
+import io.sluice.core.dnssec.KeyRole;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package io.sluice.dns.dnssec.keys;
 
+import io.sluice.core.dnssec.KeyRole;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -53,5 +54,13 @@ public record ZoneKeys(Name zone, List<SigningKey> keys) {
         .flatMap(k -> k.timing().instants().stream())
         .filter(t -> t.isAfter(now))
         .min(Instant::compareTo);
+  }
+
+  /** The role {@code key} plays here: a SEP key is a KSK beside a ZSK, else a CSK. */
+  public KeyRole role(SigningKey key) {
+    if (!key.secureEntryPoint()) {
+      return KeyRole.ZSK;
+    }
+    return keys.stream().anyMatch(k -> !k.secureEntryPoint()) ? KeyRole.KSK : KeyRole.CSK;
   }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.core.config.DnssecAlgorithm;
+import io.sluice.core.dnssec.KeyRole;
 import io.sluice.core.testing.ManualTicker;
 import io.sluice.dns.dnssec.keys.KeyDirectory.LoadReport;
 import io.sluice.dns.dnssec.keys.KeyDirectory.ZoneSetup;
@@ -24,8 +25,16 @@ class KeyDirectoryTest {
   static final Name ZONE = KeyFilesTest.ZONE;
   static final Name OTHER = Name.fromConstantString("example.net.");
 
-  private static ZoneSetup setup(Name zone, Path dir, boolean generate) {
-    return new ZoneSetup(zone, dir, DnssecAlgorithm.ECDSAP256SHA256, generate, Duration.ofHours(1));
+  static final KeyRollover.Waits WAITS =
+      new KeyRollover.Waits(
+          Duration.ofHours(1),
+          Duration.ofMinutes(5),
+          Duration.ofDays(1),
+          Duration.ofHours(2),
+          Duration.ofDays(14));
+
+  static ZoneSetup setup(Name zone, Path dir, boolean generate) {
+    return new ZoneSetup(zone, dir, DnssecAlgorithm.ECDSAP256SHA256, generate, WAITS);
   }
 
   private static void copy(Path from, Path dir, String base) throws Exception {
@@ -46,7 +55,7 @@ class KeyDirectoryTest {
     ZoneKeys z = keys.keys(ZONE).orElseThrow();
     assertEquals(1, z.keys().size());
     SigningKey csk = z.keys().get(0);
-    assertEquals(KeyRole.CSK, KeyRole.of(csk, z));
+    assertEquals(KeyRole.CSK, z.role(csk));
     assertEquals(13, csk.algorithm());
     assertEquals(List.of(csk), z.zoneSigning(keys.now()));
     assertEquals(List.of(csk), z.keySigning(keys.now()));

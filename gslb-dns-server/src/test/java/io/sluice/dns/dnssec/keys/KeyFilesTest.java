@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.core.config.DnssecAlgorithm;
+import io.sluice.core.dnssec.KeyRole;
+import io.sluice.core.dnssec.KeyState;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,10 +64,10 @@ class KeyFilesTest {
     assertEquals(Optional.of(Instant.parse("2027-01-09T14:17:23Z")), t.delete());
     assertEquals(Optional.of(Instant.parse("2026-12-02T14:17:23Z")), t.syncPublish());
     assertEquals(Optional.empty(), t.syncDelete());
-    assertEquals(KeyState.PUBLISHED, KeyState.of(t, Instant.parse("2026-12-01T00:00:00Z")));
-    assertEquals(KeyState.ACTIVE, KeyState.of(t, Instant.parse("2026-12-01T14:17:23Z")));
-    assertEquals(KeyState.RETIRED, KeyState.of(t, Instant.parse("2027-01-01T00:00:00Z")));
-    assertEquals(KeyState.REMOVED, KeyState.of(t, Instant.parse("2027-01-09T14:17:23Z")));
+    assertEquals(KeyState.PUBLISHED, t.state(Instant.parse("2026-12-01T00:00:00Z")));
+    assertEquals(KeyState.ACTIVE, t.state(Instant.parse("2026-12-01T14:17:23Z")));
+    assertEquals(KeyState.RETIRED, t.state(Instant.parse("2027-01-01T00:00:00Z")));
+    assertEquals(KeyState.REMOVED, t.state(Instant.parse("2027-01-09T14:17:23Z")));
     signsVerifiably(zsk);
   }
 
