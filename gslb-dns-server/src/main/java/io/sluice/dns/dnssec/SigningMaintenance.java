@@ -13,9 +13,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The background side of signing, on its own thread: every second it checks whether the keys of a
- * signed zone changed (a rollover step, a timing instant the key directory's ticks noticed) and then
- * has the configuration built and published again so the DNSKEY RRset and every signature follow;
- * every minute it re-signs what reaches its refresh time (see {@link
+ * signed zone changed (a rollover step, a timing instant the key directory's ticks noticed) and
+ * then has the configuration built and published again so the DNSKEY RRset and every signature
+ * follow; every minute it re-signs what reaches its refresh time (see {@link
  * SignedZone#refreshIfDue}). Nothing here runs on the query path.
  */
 public final class SigningMaintenance implements AutoCloseable {

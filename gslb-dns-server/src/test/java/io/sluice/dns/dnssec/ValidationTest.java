@@ -58,6 +58,7 @@ class ValidationTest {
             - { name: sec, type: NS, data: ns1.sec.example.test. }
             - { name: sec, type: DS, data: "12345 13 2 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" }
             - { name: ns1.sec, type: A, data: 192.0.2.202 }
+            - { name: big, type: TXT, data: [%s] }
           services:
             - { name: app, ttl: 30, pools: [east] }
         - origin: bad.test.
@@ -66,7 +67,19 @@ class ValidationTest {
           dnssec: { enabled: true, keyDirectory: keys }
           records:
             - { name: ns1, type: A, data: 192.0.2.54 }
-      """;
+      """
+          .formatted(bigTxt());
+
+  private static String bigTxt() {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < 12; i++) {
+      b.append(i == 0 ? "" : ", ")
+          .append("'\"text number ")
+          .append(i)
+          .append(" of a large RRset\"'");
+    }
+    return b.toString();
+  }
 
   static final Name ORIGIN = Name.fromConstantString("example.test.");
   static final Name BAD = Name.fromConstantString("bad.test.");
@@ -186,6 +199,21 @@ class ValidationTest {
     assertTrue(
         withDs.getSection(Section.AUTHORITY).stream()
             .anyMatch(r -> r instanceof RRSIGRecord s && s.getTypeCovered() == Type.DS));
+  }
+
+  @Test
+  void tooLargeForTheBufferIsTruncatedWithoutPartialRrsets() throws Exception {
+    Message q = SignedServer.query("big.example.test.", Type.TXT);
+    q.addRecord(new OPTRecord(512, 0, 0, org.xbill.DNS.ExtendedFlags.DO), Section.ADDITIONAL);
+    org.xbill.DNS.SimpleResolver udp = server.plain();
+    udp.setIgnoreTruncation(true);
+    Message m = udp.send(q);
+    assertTrue(m.getHeader().getFlag(Flags.TC), m.toString());
+    // Nothing of the RRset, or all of it with its signature: never a part.
+    long txt = count(m, Section.ANSWER, Type.TXT);
+    assertTrue(txt == 0 || (txt == 12 && count(m, Section.ANSWER, Type.RRSIG) == 1), m.toString());
+    // Over TCP (which the validating resolver falls back to) the whole answer is secure.
+    assertEquals(12, count(secure("big.example.test.", Type.TXT), Section.ANSWER, Type.TXT));
   }
 
   @Test
