@@ -354,8 +354,24 @@ public final class Responder {
       return signedService(snapshot, s, sz, q, in, client, limit, node.service(), List.of(), node);
     }
     q.synthesized = node == null;
-    Name qname = q.qname();
     Object generation = sz.generation();
+    int slot = node == null ? -1 : node.signedSlot(q.qtype);
+    if (slot >= 0) {
+      // A name of the zone's own: kept with its node, found without building a Name.
+      Template t = node.signed(slot);
+      if (t == null || t.stamp != generation) {
+        int type = node.isNodataSlot(slot) ? Type.NULL : q.qtype;
+        Name name = node.name();
+        t = SignedAnswers.encode(sz, name, type, sz.zone().resolve(name, type), null, null);
+        if (t == null) {
+          return signingRefused(s, q, in);
+        }
+        t.stamp = generation;
+        node.keepSigned(slot, t);
+      }
+      return send(snapshot, s, t, q, in, client, limit);
+    }
+    Name qname = q.qname();
     Template t = s.signedCache.get(generation, qname, q.nameHash, q.qtype);
     if (t == null) {
       Resolution r = sz.zone().resolve(qname, q.qtype);

@@ -5,6 +5,8 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigPublisher;
+import io.sluice.core.state.ServicePlan;
+import io.sluice.core.state.Shift;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.dns.dnssec.AnswerSigning;
 import io.sluice.dns.dnssec.RrsetSigner;
@@ -20,6 +22,8 @@ import io.sluice.dns.response.Transport;
 import io.sluice.dns.zone.Zone;
 import io.sluice.dns.zone.ZoneCompiler;
 import io.sluice.policy.PolicyPlanner;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,6 +63,10 @@ public final class DnssecCost {
   private DnssecCost() {}
 
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("ramp")) {
+      ramp();
+      return;
+    }
     if (args.length > 0 && args[0].equals("sign")) {
       sign(Path.of(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 13);
       return;
@@ -114,7 +122,8 @@ public final class DnssecCost {
         .getProcessCpuTime();
   }
 
-  private static void queries(String[] args) throws Exception {
+  /** The bench configuration with its zone signed, its store and planner, answers prepared. */
+  private static SnapshotStore signedStore(PolicyPlanner[] planner) throws Exception {
     String yaml =
         Files.readString(Path.of(System.getProperty("bench.config", "bench/sluice-bench.yaml")));
     yaml =
@@ -129,8 +138,56 @@ public final class DnssecCost {
     ConfigPublisher publisher =
         new ConfigPublisher(List.of(ServedZones.compiler(null, signing), PolicyPlanner.compiler()));
     SnapshotStore store = new SnapshotStore(publisher.initial(config, "bench"));
-    PolicyPlanner planner = new PolicyPlanner(store, GslbMetrics.NOOP);
-    AnswerSigning.install(store, planner);
+    planner[0] = new PolicyPlanner(store, GslbMetrics.NOOP);
+    AnswerSigning.install(store, planner[0]);
+    return store;
+  }
+
+  /**
+   * A ramp of the weighted service from w1 to w3 in ten steps: the signatures each step makes
+   * before its snapshot is published, and the writer's CPU time for the step.
+   */
+  private static void ramp() throws Exception {
+    PolicyPlanner[] planner = new PolicyPlanner[1];
+    ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
+    long c0 = cpu.getCurrentThreadCpuTime();
+    SnapshotStore store = signedStore(planner);
+    long c1 = cpu.getCurrentThreadCpuTime();
+    SignedZone zone = store.current().artifacts().get(ServedZones.class).signed().zones().get(0);
+    System.out.printf(
+        "start: %d answer RRsets signed before publishing; build and sign %.1f ms CPU%n",
+        zone.preparedSignatures(), (c1 - c0) / 1e6);
+    long total = 0;
+    long totalCpu = 0;
+    for (int step = 1; step <= 10; step++) {
+      double percent = step * 10;
+      long before = zone.preparedSignatures();
+      long s0 = cpu.getCurrentThreadCpuTime();
+      Shift shift = new Shift("ramp", List.of("w1"), List.of("w3"), percent);
+      store.update(
+          s ->
+              s.withTraffic(
+                  s.traffic()
+                      .withPlan(
+                          "www.example.test.",
+                          ServicePlan.DEFAULT.withShifts(List.of(shift)).withTtlOverride(5L))));
+      long s1 = cpu.getCurrentThreadCpuTime();
+      long made = zone.preparedSignatures() - before;
+      total += made;
+      totalCpu += s1 - s0;
+      System.out.printf(
+          "step %3.0f%%: %d new answer RRsets signed, step %.2f ms CPU%n",
+          percent, made, (s1 - s0) / 1e6);
+    }
+    System.out.printf(
+        "ramp: %d signatures in %.1f ms of writer CPU; online: %d%n",
+        total, totalCpu / 1e6, zone.onlineSignatures());
+  }
+
+  private static void queries(String[] args) throws Exception {
+    PolicyPlanner[] planners = new PolicyPlanner[1];
+    SnapshotStore store = signedStore(planners);
+    PolicyPlanner planner = planners[0];
     Responder responder = new Responder(store, null, planner, GslbMetrics.NOOP);
     InetAddress client = InetAddress.getLoopbackAddress();
     List<String> names = new ArrayList<>();
