@@ -99,6 +99,8 @@ public final class KeyDirectory implements ZoneKeySource {
   private volatile Map<Name, Loaded> zones = Map.of();
   // The last moment tick() looked at; guarded by this.
   private Instant lastTick;
+  // The zones of the last configuration loaded, for listings.
+  private volatile List<Name> listed = List.of();
   // Where a cluster node shares its key files; null on a single node.
   private volatile KeyFileExchange exchange;
 
@@ -125,9 +127,9 @@ public final class KeyDirectory implements ZoneKeySource {
     return l == null ? List.of() : l.problems();
   }
 
-  /** The signed zones, in configuration order. */
+  /** The zones signed by the last configuration loaded, in configuration order. */
   public List<Name> zones() {
-    return List.copyOf(zones.keySet());
+    return listed;
   }
 
   /**
@@ -205,6 +207,10 @@ public final class KeyDirectory implements ZoneKeySource {
     for (ZoneSetup s : setups) {
       next.put(s.zone(), loadZone(s, before.get(s.zone()), problems, generated));
     }
+    listed = List.copyOf(next.keySet());
+    // A zone no longer signed keeps its keys: the build that dropped it may still be rejected by a
+    // later step, and the configuration served until then still signs it.
+    before.forEach(next::putIfAbsent);
     publish(before, next);
     return new LoadReport(problems, generated);
   }
@@ -257,11 +263,6 @@ public final class KeyDirectory implements ZoneKeySource {
       Loaded old = before.get(e.getKey());
       if (old == null || !old.keys().equals(e.getValue().keys())) {
         tell(e.getKey());
-      }
-    }
-    for (Name gone : before.keySet()) {
-      if (!next.containsKey(gone)) {
-        tell(gone);
       }
     }
   }

@@ -85,7 +85,8 @@ public final class KeyManager implements DnssecKeyManager {
   }
 
   private Optional<ZoneKeysView> view(Name zone, Instant now) {
-    Optional<ZoneKeys> keys = directory.keys(zone);
+    Optional<ZoneKeys> keys =
+        directory.zones().contains(zone) ? directory.keys(zone) : Optional.empty();
     Optional<KeyDirectory.ZoneSetup> setup = directory.setup(zone);
     if (keys.isEmpty() || setup.isEmpty()) {
       return Optional.empty();
@@ -103,7 +104,8 @@ public final class KeyManager implements DnssecKeyManager {
   public synchronized StepOutcome step(Actor actor, String zone, RolloverStep step, String reason)
       throws IOException {
     Name name = parse(zone);
-    Optional<ZoneKeys> keys = name == null ? Optional.empty() : directory.keys(name);
+    Optional<ZoneKeys> keys =
+        name == null || !directory.zones().contains(name) ? Optional.empty() : directory.keys(name);
     if (keys.isEmpty()) {
       throw new IllegalArgumentException(
           "zone: '" + zone + "' is not a signed zone (signed: " + directory.zones() + ")");
