@@ -101,7 +101,9 @@ final class KeyRoutes {
     } catch (IllegalArgumentException e) {
       throw ApiException.notFound("zone", e.getMessage());
     } catch (IOException e) {
-      throw new ApiException(500, "write_failed", null, "no key changed: " + e.getMessage());
+      // On a cluster: etcd unreachable; on a single node: the key directory not writable.
+      throw new ApiException(
+          503, "key_store_unavailable", null, "no key changed: " + e.getMessage());
     }
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("step", step.toString());

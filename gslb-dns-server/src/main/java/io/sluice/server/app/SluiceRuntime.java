@@ -11,6 +11,7 @@ import io.sluice.cluster.ClusterHealth;
 import io.sluice.cluster.ClusterMembership;
 import io.sluice.cluster.EtcdClients;
 import io.sluice.cluster.EtcdConfigStore;
+import io.sluice.cluster.EtcdKeyFiles;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
@@ -99,6 +100,29 @@ public final class SluiceRuntime implements AutoCloseable {
     this.configHistory = configHistory;
   }
 
+  /** Stops sharing DNSSEC keys, then closes the etcd client it used (when clustered). */
+  private static AutoCloseable closingKeys(KeyDirectory keys, Client client) {
+    return () -> {
+      if (keys.exchange() != null) {
+        keys.exchange().close();
+      }
+      if (client != null) {
+        client.close();
+      }
+    };
+  }
+
+  /** Closes {@code first}, then {@code second} even when the first fails. */
+  private static AutoCloseable chain(AutoCloseable first, AutoCloseable second) {
+    return () -> {
+      try {
+        first.close();
+      } finally {
+        second.close();
+      }
+    };
+  }
+
   /** Closes the configuration store, then the etcd client it uses (when clustered). */
   private static AutoCloseable closing(ConfigStore history, Client etcd) {
     return () -> {
@@ -141,6 +165,13 @@ public final class SluiceRuntime implements AutoCloseable {
     // The keys of the signed zones, loaded by each build before its zones are compiled and signed;
     // rollover steps and timing instants change them between builds.
     KeyDirectory dnssecKeys = new KeyDirectory(Ticker.SYSTEM);
+    // Every node of a cluster signs with the cluster's keys, shared on etcd (docs/dnssec.md).
+    Client keysClient = null;
+    if (config.clustered()) {
+      keysClient = EtcdClients.create(config);
+      dnssecKeys.share(EtcdKeyFiles.create(keysClient, config.cluster().etcd().timeout()));
+    }
+    AutoCloseable keyExchange = closingKeys(dnssecKeys, keysClient);
     compilers.add(dnssecKeys.compiler());
     compilers.add(
         ServedZones.compiler(sharedCookies, new ZoneSigning(c -> dnssecKeys, Ticker.SYSTEM)));
@@ -157,7 +188,7 @@ public final class SluiceRuntime implements AutoCloseable {
       etcd = EtcdClients.create(config);
       history = EtcdConfigStore.open(etcd, localHistory, config.cluster().etcd().timeout());
     }
-    AutoCloseable configHistory = closing(history, etcd);
+    AutoCloseable configHistory = chain(closing(history, etcd), keyExchange);
     NodeConfigs versions = NodeConfigs.create(file, overrides, config, history, localHistory);
     NodeConfigs.Start chosen;
     Snapshot first;
@@ -268,7 +299,7 @@ public final class SluiceRuntime implements AutoCloseable {
         }
         admin.withCookieRotation(cookieRotation);
         admin.withDnssecKeys(
-            new KeyManager(dnssecKeys, traffic.auditSink(), KeyManager.KeyStore.FILES));
+            new KeyManager(dnssecKeys, traffic.auditSink(), KeyManager.KeyStore.of(dnssecKeys)));
         admin.withLoadFeed(loads).withConfigCommands(versions).start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());

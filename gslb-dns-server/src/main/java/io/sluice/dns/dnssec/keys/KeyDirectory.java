@@ -3,14 +3,17 @@ package io.sluice.dns.dnssec.keys;
 import io.sluice.core.config.DnssecAlgorithm;
 import io.sluice.core.config.DnssecConfig;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.config.TokenFile;
 import io.sluice.core.config.ZoneConfig;
 import io.sluice.core.dnssec.KeyRole;
+import io.sluice.core.spi.KeyFileExchange;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigCompiler;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,6 +40,12 @@ import org.xbill.DNS.TextParseException;
  */
 public final class KeyDirectory implements ZoneKeySource {
   private static final Logger log = LoggerFactory.getLogger(KeyDirectory.class);
+
+  /** Where a cluster node moves key files the cluster does not have. */
+  static final String NOT_IN_CLUSTER = "not-in-cluster";
+
+  private static final java.util.regex.Pattern SHARED_FILE =
+      java.util.regex.Pattern.compile("K(.+)\\+(\\d{3})\\+(\\d{5})\\.(key|private)");
 
   /** One signed zone's key settings, from its configuration. */
   public record ZoneSetup(
@@ -90,6 +99,10 @@ public final class KeyDirectory implements ZoneKeySource {
   private volatile Map<Name, Loaded> zones = Map.of();
   // The last moment tick() looked at; guarded by this.
   private Instant lastTick;
+  // The zones of the last configuration loaded, for listings.
+  private volatile List<Name> listed = List.of();
+  // Where a cluster node shares its key files; null on a single node.
+  private volatile KeyFileExchange exchange;
 
   public KeyDirectory(Ticker ticker) {
     this.ticker = ticker;
@@ -114,9 +127,47 @@ public final class KeyDirectory implements ZoneKeySource {
     return l == null ? List.of() : l.problems();
   }
 
-  /** The signed zones, in configuration order. */
+  /** The zones signed by the last configuration loaded, in configuration order. */
   public List<Name> zones() {
-    return List.copyOf(zones.keySet());
+    return listed;
+  }
+
+  /**
+   * Shares the key files with the other nodes of a cluster through {@code exchange}: from the next
+   * load on, a zone's files are the cluster's (mirrored into its key directory; the files of this
+   * node that the cluster does not have are moved aside into {@code not-in-cluster/}), the first
+   * node to load a zone shares its own (generated if the zone asks for it), and a change another
+   * node makes (a rollover step) is mirrored and loaded here. Call before the first load.
+   */
+  public void share(KeyFileExchange exchange) {
+    this.exchange = exchange;
+    exchange.watch(this::mirrored);
+  }
+
+  /** The exchange this node shares keys through, or null on a single node. */
+  public KeyFileExchange exchange() {
+    return exchange;
+  }
+
+  private void mirrored(String zoneText, Map<String, String> files) {
+    Name zone;
+    try {
+      zone = Name.fromString(zoneText, Name.root);
+    } catch (TextParseException e) {
+      return;
+    }
+    Loaded l = zones.get(zone);
+    if (l == null) {
+      return;
+    }
+    try {
+      synchronized (this) {
+        mirror(l.setup(), files);
+      }
+      reload(zone);
+    } catch (IOException | RuntimeException e) {
+      log.warn("cannot mirror the cluster's keys of {}: {}", zone, e.toString());
+    }
   }
 
   @Override
@@ -156,6 +207,10 @@ public final class KeyDirectory implements ZoneKeySource {
     for (ZoneSetup s : setups) {
       next.put(s.zone(), loadZone(s, before.get(s.zone()), problems, generated));
     }
+    listed = List.copyOf(next.keySet());
+    // A zone no longer signed keeps its keys: the build that dropped it may still be rejected by a
+    // later step, and the configuration served until then still signs it.
+    before.forEach(next::putIfAbsent);
     publish(before, next);
     return new LoadReport(problems, generated);
   }
@@ -210,11 +265,6 @@ public final class KeyDirectory implements ZoneKeySource {
         tell(e.getKey());
       }
     }
-    for (Name gone : before.keySet()) {
-      if (!next.containsKey(gone)) {
-        tell(gone);
-      }
-    }
   }
 
   private void tell(Name zone) {
@@ -232,16 +282,15 @@ public final class KeyDirectory implements ZoneKeySource {
     List<KeyFileException> problems = new ArrayList<>();
     String dir = s.directory().toString();
     List<Path> files;
+    KeyFileExchange shared = exchange;
     try {
+      if (shared != null) {
+        syncWithCluster(shared, s, problems, generated);
+      }
       files = keyFiles(s);
-      if (files.isEmpty() && s.generate()) {
-        SigningKey key =
-            KeyGenerator.generate(
-                s.zone(), s.algorithm(), KeyRole.CSK, s.dnskeyTtl(), KeyTiming.startingAt(now()));
-        KeyFiles.write(s.directory(), key);
-        String base = KeyFiles.baseName(key);
-        generated.add(s.directory().resolve(base).toString());
-        log.info("generated DNSSEC key {} in {}", base, dir);
+      // A cluster node generates only as the first node to share the zone's keys.
+      if (files.isEmpty() && s.generate() && shared == null) {
+        generate(s, generated);
         files = keyFiles(s);
       }
     } catch (IOException e) {
@@ -298,6 +347,110 @@ public final class KeyDirectory implements ZoneKeySource {
         new ZoneKeys(s.zone(), List.copyOf(byFile.values())),
         byFile,
         problems.stream().map(KeyFileException::getMessage).toList());
+  }
+
+  private void generate(ZoneSetup s, List<String> generated) throws IOException {
+    SigningKey key =
+        KeyGenerator.generate(
+            s.zone(), s.algorithm(), KeyRole.CSK, s.dnskeyTtl(), KeyTiming.startingAt(now()));
+    KeyFiles.write(s.directory(), key);
+    String base = KeyFiles.baseName(key);
+    generated.add(s.directory().resolve(base).toString());
+    log.info("generated DNSSEC key {} in {}", base, s.directory());
+  }
+
+  // The cluster's files of the zone become this node's; the first node shares its own. Without
+  // etcd the node keeps its local files (and generates none: that key would be this node's only).
+  private void syncWithCluster(
+      KeyFileExchange ex, ZoneSetup s, List<KeyFileException> problems, List<String> generated)
+      throws IOException {
+    String zone = s.zone().toString().toLowerCase(Locale.ROOT);
+    try {
+      Optional<Map<String, String>> cluster = ex.read(zone);
+      if (cluster.isEmpty()) {
+        if (keyFiles(s).isEmpty() && s.generate()) {
+          generate(s, generated);
+        }
+        Map<String, String> mine = texts(s);
+        if (mine.isEmpty()) {
+          return;
+        }
+        Map<String, String> won = ex.publishIfAbsent(zone, mine);
+        if (won.equals(mine)) {
+          log.info("DNSSEC keys of {} shared with the cluster (first node)", s.zone());
+          return;
+        }
+        cluster = Optional.of(won);
+      }
+      mirror(s, cluster.get());
+    } catch (IOException e) {
+      problems.add(
+          new KeyFileException(
+              s.directory().toString(),
+              null,
+              "cannot share the keys through etcd, using the local files: " + e.getMessage()));
+    }
+  }
+
+  /** The texts of the zone's key files in its directory, by file name. */
+  private static Map<String, String> texts(ZoneSetup s) throws IOException {
+    Map<String, String> out = new TreeMap<>();
+    for (Path key : keyFiles(s)) {
+      String name = key.getFileName().toString();
+      Path priv = key.resolveSibling(name.substring(0, name.length() - 4) + ".private");
+      if (Files.exists(priv)) {
+        out.put(name, Files.readString(key));
+        out.put(priv.getFileName().toString(), Files.readString(priv));
+      }
+    }
+    return out;
+  }
+
+  /** Makes the zone's directory hold exactly {@code files} among its key files. */
+  private static void mirror(ZoneSetup s, Map<String, String> files) throws IOException {
+    Files.createDirectories(s.directory());
+    String zone = s.zone().toString().toLowerCase(Locale.ROOT);
+    for (Map.Entry<String, String> f : files.entrySet()) {
+      String name = f.getKey();
+      Matcher m = SHARED_FILE.matcher(name);
+      // Only names of this zone's key files: a value never writes anywhere else.
+      if (!m.matches()
+          || !m.group(1).toLowerCase(Locale.ROOT).equals(zone)
+          || name.contains("/")
+          || name.contains("\\")) {
+        continue;
+      }
+      Path p = s.directory().resolve(name);
+      if (Files.exists(p) && Files.readString(p).equals(f.getValue())) {
+        continue;
+      }
+      if (name.endsWith(".private")) {
+        TokenFile.writePrivate(p, f.getValue());
+      } else {
+        Path tmp = Files.createTempFile(s.directory(), name, ".tmp");
+        try {
+          Files.writeString(tmp, f.getValue());
+          Files.move(tmp, p, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+          Files.deleteIfExists(tmp);
+        }
+      }
+    }
+    for (Path key : keyFiles(s)) {
+      String name = key.getFileName().toString();
+      if (!files.containsKey(name)) {
+        Path aside = s.directory().resolve(NOT_IN_CLUSTER);
+        Files.createDirectories(aside);
+        String base = name.substring(0, name.length() - 4);
+        for (String ext : List.of(".key", ".private")) {
+          Path from = s.directory().resolve(base + ext);
+          if (Files.exists(from)) {
+            Files.move(from, aside.resolve(base + ext), StandardCopyOption.REPLACE_EXISTING);
+          }
+        }
+        log.warn("DNSSEC key {} of {} is not the cluster's: moved to {}", base, s.zone(), aside);
+      }
+    }
   }
 
   /** The {@code .key} files of the zone in its directory (none when the directory is missing). */

@@ -4,6 +4,7 @@ import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditSink;
 import io.sluice.core.dnssec.DnssecKeyManager;
 import io.sluice.core.dnssec.RolloverStep;
+import io.sluice.core.spi.KeyFileExchange;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,6 +38,28 @@ public final class KeyManager implements DnssecKeyManager {
             KeyFiles.write(setup.directory(), k);
           }
         };
+
+    /**
+     * On a cluster: all of the step's files in one etcd transaction (every node mirrors them), then
+     * into this node's key directory.
+     */
+    static KeyStore shared(KeyFileExchange exchange) {
+      return (setup, keys) -> {
+        Map<String, String> files = new LinkedHashMap<>();
+        for (SigningKey k : keys) {
+          String base = KeyFiles.baseName(k);
+          files.put(base + ".key", KeyFiles.keyText(k));
+          files.put(base + ".private", KeyFiles.privateText(k));
+        }
+        exchange.update(setup.zone().toString().toLowerCase(java.util.Locale.ROOT), files);
+        FILES.write(setup, keys);
+      };
+    }
+
+    /** Where {@code directory}'s keys go: its cluster's exchange, else its files. */
+    static KeyStore of(KeyDirectory directory) {
+      return directory.exchange() == null ? FILES : shared(directory.exchange());
+    }
   }
 
   public KeyManager(KeyDirectory directory, AuditSink audit, KeyStore store) {
@@ -62,7 +85,8 @@ public final class KeyManager implements DnssecKeyManager {
   }
 
   private Optional<ZoneKeysView> view(Name zone, Instant now) {
-    Optional<ZoneKeys> keys = directory.keys(zone);
+    Optional<ZoneKeys> keys =
+        directory.zones().contains(zone) ? directory.keys(zone) : Optional.empty();
     Optional<KeyDirectory.ZoneSetup> setup = directory.setup(zone);
     if (keys.isEmpty() || setup.isEmpty()) {
       return Optional.empty();
@@ -80,7 +104,8 @@ public final class KeyManager implements DnssecKeyManager {
   public synchronized StepOutcome step(Actor actor, String zone, RolloverStep step, String reason)
       throws IOException {
     Name name = parse(zone);
-    Optional<ZoneKeys> keys = name == null ? Optional.empty() : directory.keys(name);
+    Optional<ZoneKeys> keys =
+        name == null || !directory.zones().contains(name) ? Optional.empty() : directory.keys(name);
     if (keys.isEmpty()) {
       throw new IllegalArgumentException(
           "zone: '" + zone + "' is not a signed zone (signed: " + directory.zones() + ")");

@@ -139,7 +139,8 @@ public final class KeyRollover {
                 k.secureEntryPoint() == sep
                     && k.timing().activate().isEmpty()
                     && !k.timing().legacy()
-                    && k.timing().state(now) == KeyState.PUBLISHED)
+                    && (k.timing().state(now) == KeyState.PUBLISHED
+                        || k.timing().state(now) == KeyState.GENERATED))
         .toList();
   }
 
@@ -184,6 +185,7 @@ public final class KeyRollover {
       return new Change(List.of(), "");
     }
     SigningKey old = active.get(0);
+    Instant at = after(keys, false, now);
     SigningKey fresh =
         KeyGenerator.generate(
             keys.zone(),
@@ -191,8 +193,8 @@ public final class KeyRollover {
             KeyRole.ZSK,
             Duration.ofSeconds(old.dnskey().getTTL()),
             new KeyTiming(
-                Optional.of(now),
-                Optional.of(now),
+                Optional.of(at),
+                Optional.of(at),
                 Optional.empty(),
                 Optional.empty(),
                 Optional.empty(),
@@ -203,12 +205,24 @@ public final class KeyRollover {
         "published the new ZSK "
             + fresh.tag()
             + "; zsk-activate can run from "
-            + now.plus(w.dnskeyTtl()).plus(w.propagationDelay())
+            + at.plus(w.dnskeyTtl()).plus(w.propagationDelay())
             + " (DNSKEY TTL "
             + wait(w.dnskeyTtl())
             + " + propagation "
             + wait(w.propagationDelay())
             + ")");
+  }
+
+  // A new key's publish time: now, or a second after the newest key of its kind, so that the
+  // steps after it tell the new key from the old one by publish time even within one second.
+  private static Instant after(ZoneKeys keys, boolean sep, Instant now) {
+    Instant newest =
+        keys.keys().stream()
+            .filter(k -> k.secureEntryPoint() == sep)
+            .map(k -> k.timing().publish().orElse(Instant.EPOCH))
+            .max(Comparator.naturalOrder())
+            .orElse(Instant.EPOCH);
+    return newest.isBefore(now) ? now : newest.plusSeconds(1);
   }
 
   private static Plan zskActivate(ZoneKeys keys, Waits w, Instant now) {
@@ -305,6 +319,7 @@ public final class KeyRollover {
     }
     SigningKey old = active.get(0);
     KeyRole role = keys.role(old);
+    Instant at = after(keys, true, now);
     SigningKey fresh =
         KeyGenerator.generate(
             keys.zone(),
@@ -313,7 +328,7 @@ public final class KeyRollover {
             Duration.ofSeconds(old.dnskey().getTTL()),
             // Signs at once beside the old key: validators holding the old DNSKEY RRset keep
             // validating with the old key's signatures.
-            KeyTiming.startingAt(now).withSyncPublish(now));
+            KeyTiming.startingAt(at).withSyncPublish(at));
     List<SigningKey> out = new ArrayList<>();
     out.add(fresh);
     for (SigningKey k : active) {
@@ -333,7 +348,7 @@ public final class KeyRollover {
             + "; add its DS to the parent ("
             + ZoneKeyView.ds(fresh.dnskey())
             + "), then run ksk-ds-seen (from "
-            + now.plus(w.dnskeyTtl()).plus(w.propagationDelay())
+            + at.plus(w.dnskeyTtl()).plus(w.propagationDelay())
             + ")");
   }
 
@@ -350,8 +365,12 @@ public final class KeyRollover {
   private static List<SigningKey> kskRolling(ZoneKeys keys, Instant now) {
     List<SigningKey> active =
         keys.keys().stream()
-            .filter(k -> k.secureEntryPoint() && k.timing().published(now))
-            .filter(k -> k.timing().state(now) != KeyState.RETIRED)
+            // A key scheduled to publish a second from now counts: it is the rollover's.
+            .filter(SigningKey::secureEntryPoint)
+            .filter(
+                k ->
+                    k.timing().state(now) != KeyState.RETIRED
+                        && k.timing().state(now) != KeyState.REMOVED)
             .sorted(Comparator.comparing(k -> k.timing().publish().orElse(Instant.EPOCH)))
             .toList();
     if (active.size() < 2) {

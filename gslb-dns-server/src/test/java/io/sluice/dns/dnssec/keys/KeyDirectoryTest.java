@@ -164,4 +164,16 @@ class KeyDirectoryTest {
     keys.tick();
     assertEquals(List.of(ZONE), told, "an instant is told once");
   }
+
+  @Test
+  void aZoneNoLongerSignedKeepsItsKeysButIsNotListed(@TempDir Path state) {
+    KeyDirectory keys = new KeyDirectory(new ManualTicker());
+    keys.load(
+        List.of(setup(ZONE, state.resolve("com"), true), setup(OTHER, state.resolve("net"), true)));
+    ZoneKeys other = keys.keys(OTHER).orElseThrow();
+    keys.load(List.of(setup(ZONE, state.resolve("com"), true)));
+    assertEquals(List.of(ZONE), keys.zones());
+    // The build that dropped it may yet be rejected: the configuration served still signs it.
+    assertEquals(other, keys.keys(OTHER).orElseThrow());
+  }
 }

@@ -93,6 +93,8 @@ class KeyRolloverTest {
     List<Name> told = new ArrayList<>();
     keys.addListener(told::add);
     KeyManager m = manager(keys);
+    clock.advance(Duration.ofMinutes(1));
+    start = keys.now();
 
     assertEquals(
         "no ZSK is waiting to be activated: start with zsk-publish",
@@ -158,6 +160,7 @@ class KeyRolloverTest {
     SigningKey old = keys.keys(ZONE).orElseThrow().keys().get(0);
     assertInstanceOf(Refused.class, m.step(OPS, "example.com", RolloverStep.ZSK_PUBLISH, null));
 
+    clock.advance(Duration.ofMinutes(1));
     Instant start = keys.now();
     Done published = done(m, RolloverStep.KSK_PUBLISH);
     assertTrue(published.message().contains(" IN DS "), published.message());
@@ -193,5 +196,24 @@ class KeyRolloverTest {
     assertEquals(1, after.published(keys.now()).size());
     assertTrue(after.published(keys.now()).get(0).getFootprint() != old.tag());
     assertEquals(1, m.zone("example.com").orElseThrow().ds().size());
+  }
+
+  @Test
+  void aRolloverInTheKeysFirstSecondPublishesTheNewKeyASecondLater(@TempDir Path dir)
+      throws Exception {
+    KeyDirectory keys = new KeyDirectory(clock);
+    keys.load(List.of(KeyDirectoryTest.setup(ZONE, dir, true)));
+    KeyManager m = manager(keys);
+    Instant created = keys.now();
+    done(m, RolloverStep.KSK_PUBLISH);
+    List<Instant> publish =
+        keys.keys(ZONE).orElseThrow().keys().stream()
+            .map(k -> k.timing().publish().orElseThrow())
+            .sorted()
+            .toList();
+    assertEquals(List.of(created, created.plusSeconds(1)), publish);
+    assertInstanceOf(Refused.class, m.step(OPS, "example.com", RolloverStep.KSK_PUBLISH, null));
+    clock.advance(Duration.ofSeconds(1));
+    assertEquals(2, keys.keys(ZONE).orElseThrow().keySigning(keys.now()).size());
   }
 }
