@@ -19,14 +19,18 @@ import io.sluice.core.config.history.ConfigStore;
 import io.sluice.core.config.history.FileConfigStore;
 import io.sluice.core.divergence.PeriodicDivergenceCheck;
 import io.sluice.core.health.PoolLoadFeed;
+import io.sluice.core.notify.SharedCursors;
+import io.sluice.core.notify.Webhooks;
 import io.sluice.core.spi.CookieRotation;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.Leadership;
 import io.sluice.core.spi.OpinionExchange;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.store.DiskWrites;
 import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
@@ -44,6 +48,7 @@ import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,6 +85,8 @@ public final class SluiceRuntime implements AutoCloseable {
   // The DNSSEC keys of the signed zones, and the clock that tells the signer of timing instants.
   private KeyDirectory dnssecKeys;
   private AutoCloseable keyTicks;
+  // Sends the audited changes to the configured webhooks, from the outbox.
+  private Webhooks webhooks;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -218,6 +225,7 @@ public final class SluiceRuntime implements AutoCloseable {
     ClusterMembership membership = null;
     PeriodicDivergenceCheck divergence = null;
     SigningMaintenance signing = null;
+    Webhooks webhooks = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
       // A cluster node shares its operator state through etcd; its state directory keeps its copy.
@@ -241,6 +249,31 @@ public final class SluiceRuntime implements AutoCloseable {
                   planner,
                   cluster.state(),
                   membership.leadership());
+      // Every audited change goes to the webhook outbox from here on (in a cluster, the leader
+      // sends); reloads bring new webhooks and secrets with the snapshot that publishes them.
+      webhooks =
+          Webhooks.start(
+              new Webhooks.Setup(
+                  stateConfig.stateDirectory(),
+                  traffic.auditLog(),
+                  config.localVantage(),
+                  config.clustered() ? config.cluster().prefix() : null,
+                  Ticker.SYSTEM,
+                  membership == null ? Leadership.ALWAYS : membership.leadership(),
+                  cluster == null ? SharedCursors.NONE : cluster.webhookCursors(),
+                  gslb,
+                  new SecureRandom(),
+                  DiskWrites.DIRECT),
+              config);
+      Webhooks hooks = webhooks;
+      SluiceConfig[] heardConfig = {store.current().config()};
+      store.addListener(
+          s -> {
+            if (s.config() != heardConfig[0]) {
+              heardConfig[0] = s.config();
+              hooks.configure(s.config());
+            }
+          });
       // In a cluster the verdicts come from the quorum over every node's opinions, shared on etcd.
       OpinionExchange opinions = OpinionExchange.NONE;
       if (config.clustered()) {
@@ -340,6 +373,7 @@ public final class SluiceRuntime implements AutoCloseable {
       runtime.signing = signing;
       runtime.dnssecKeys = dnssecKeys;
       runtime.keyTicks = KeyTicks.start(dnssecKeys);
+      runtime.webhooks = webhooks;
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       SluiceRuntime partial =
@@ -349,6 +383,7 @@ public final class SluiceRuntime implements AutoCloseable {
       partial.membership = membership;
       partial.divergence = divergence;
       partial.signing = signing;
+      partial.webhooks = webhooks;
       partial.close();
       throw e;
     }
@@ -462,6 +497,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (clusterHealth != null) {
       closeQuietly("health opinion exchange", clusterHealth);
+    }
+    if (webhooks != null) {
+      closeQuietly("webhooks", webhooks);
     }
     if (traffic != null) {
       closeQuietly("traffic system", traffic);
