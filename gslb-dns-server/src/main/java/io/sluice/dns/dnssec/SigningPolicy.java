@@ -19,7 +19,7 @@ public record SigningPolicy(
   /** 14 days of validity, refreshed with 7 days left, 1 day of jitter, inception 1 hour back. */
   public static final SigningPolicy DEFAULT =
       new SigningPolicy(
-          Duration.ofDays(14), Duration.ofDays(7), Duration.ofDays(1), Duration.ofHours(1), 2000);
+          Duration.ofDays(14), Duration.ofDays(7), Duration.ofDays(1), Duration.ofHours(1), 1000);
 
   public SigningPolicy {
     Objects.requireNonNull(validity, "validity");
