@@ -57,8 +57,24 @@ public final class SignedZone {
 
   /** Signs every static RRset of {@code zone} (in parallel) with {@code signer}'s keys. */
   public static SignedZone sign(Zone zone, RrsetSigner signer, Ticker ticker) {
+    return sign(zone, signer, ticker, null);
+  }
+
+  /**
+   * As {@link #sign(Zone, RrsetSigner, Ticker)}, keeping the signatures {@code previous} (the zone
+   * as served before a reload, or null) made of RRsets that did not change, while they are not due
+   * for refresh and the keys and policy are the same: a reload re-signs only what it changed.
+   */
+  public static SignedZone sign(Zone zone, RrsetSigner signer, Ticker ticker, SignedZone previous) {
     SignedZone z = new SignedZone(zone, signer, ticker);
-    z.statics = z.signStatic();
+    boolean same =
+        previous != null
+            && previous.signer.keys().equals(signer.keys())
+            && previous.signer.policy().equals(signer.policy());
+    z.statics = z.signStatic(same ? previous : null);
+    if (same) {
+      z.answers.putAll(previous.answers);
+    }
     Map<Name, String> services = new java.util.HashMap<>();
     for (Name name : zone.names()) {
       String service = zone.serviceAt(name);
@@ -155,6 +171,10 @@ public final class SignedZone {
 
   /** The static data signed: every RRset but those at and below a cut (DS at a cut excepted). */
   private Static signStatic() {
+    return signStatic(null);
+  }
+
+  private Static signStatic(SignedZone previous) {
     Instant now = signer.now();
     Map<Name, RRSIGRecord[]> byOwner = new ConcurrentHashMap<>(zone.names().size() * 4 / 3 + 16);
     zone.names().parallelStream()
@@ -168,7 +188,8 @@ public final class SignedZone {
               List<RRSIGRecord> sigs = new ArrayList<>(2);
               for (RRset set : zone.rrsets(name)) {
                 if (!cut || set.getType() == Type.DS) {
-                  sigs.addAll(Arrays.asList(signer.sign(set)));
+                  RRSIGRecord[] kept = previous == null ? null : kept(previous, set, now);
+                  sigs.addAll(Arrays.asList(kept != null ? kept : signer.sign(set)));
                 }
               }
               if (!sigs.isEmpty()) {
@@ -182,6 +203,29 @@ public final class SignedZone {
             .min(Comparator.naturalOrder())
             .orElse(now.plus(signer.policy().validity()));
     return new Static(byOwner, earliest.minus(signer.policy().refresh()));
+  }
+
+  /** The signatures {@code previous} made of an RRset equal to {@code set}, if still fresh. */
+  private RRSIGRecord[] kept(SignedZone previous, RRset set, Instant now) {
+    RRSIGRecord[] old = previous.signatures(set.getName(), set.getType());
+    if (old.length == 0) {
+      return null;
+    }
+    for (RRSIGRecord r : old) {
+      if (r.getOrigTTL() != set.getTTL()
+          || !now.isBefore(r.getExpire().minus(signer.policy().refresh()))) {
+        return null;
+      }
+    }
+    for (RRset before : previous.zone.rrsets(set.getName())) {
+      if (before.getType() == set.getType()) {
+        boolean equal =
+            before.getTTL() == set.getTTL()
+                && new java.util.HashSet<>(before.rrs()).equals(new java.util.HashSet<>(set.rrs()));
+        return equal ? old : null;
+      }
+    }
+    return null;
   }
 
   private boolean isCut(Name name) {

@@ -142,6 +142,15 @@ public final class ZoneSigning {
 
   /** Signs each planned zone of {@code index} (as the transfer rule left it). */
   public SignedZones sign(SluiceConfig config, ZoneIndex index, Map<Name, Plan> plans) {
+    return sign(config, index, plans, SignedZones.NONE);
+  }
+
+  /**
+   * As {@link #sign(SluiceConfig, ZoneIndex, Map)}, keeping the signatures of {@code running} (the
+   * zones served now) for RRsets that did not change.
+   */
+  public SignedZones sign(
+      SluiceConfig config, ZoneIndex index, Map<Name, Plan> plans, SignedZones running) {
     if (plans.isEmpty()) {
       return SignedZones.NONE;
     }
@@ -152,7 +161,12 @@ public final class ZoneSigning {
       if (p == null) {
         continue;
       }
-      signed.add(SignedZone.sign(z, new RrsetSigner(p.keys(), p.policy(), ticker), ticker));
+      SignedZone previous = null;
+      for (SignedZone r : running.zones()) {
+        previous = r.zone().origin().equals(z.origin()) ? r : previous;
+      }
+      signed.add(
+          SignedZone.sign(z, new RrsetSigner(p.keys(), p.policy(), ticker), ticker, previous));
     }
     for (ZoneConfig zc : config.zones()) {
       if (zc.signed()) {

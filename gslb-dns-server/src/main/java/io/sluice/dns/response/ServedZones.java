@@ -102,8 +102,12 @@ public final class ServedZones {
       // SOA of every answer agrees with what secondaries transfer.
       TransferZones.Compiled t = TransferZones.compile(config, source, zones, running);
       out.put(TransferZones.class, t.transfers());
+      ServedZones served = running == null ? null : running.artifacts().get(ServedZones.class);
       SignedZones signed =
-          signing == null ? SignedZones.NONE : signing.sign(config, t.index(), plans);
+          signing == null
+              ? SignedZones.NONE
+              : signing.sign(
+                  config, t.index(), plans, served == null ? SignedZones.NONE : served.signed);
       out.put(
           ServedZones.class,
           build(t.index(), ResponderSettings.of(config, source, sharedCookies), signed));

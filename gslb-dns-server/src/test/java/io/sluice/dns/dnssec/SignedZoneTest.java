@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.core.config.ConfigLoader;
@@ -101,6 +102,19 @@ class SignedZoneTest {
         second,
         z.signer().keys().keys().get(0).dnskey(),
         second.getTimeSigned().plusSeconds(1));
+  }
+
+  @Test
+  void aReloadKeepsTheSignaturesOfUnchangedRrsets() throws Exception {
+    ManualTicker ticker = new ManualTicker();
+    SignedZone first = signed(ticker, SigningPolicy.DEFAULT);
+    Name www = Name.fromString("www.example.test.");
+    SignedZone again = SignedZone.sign(first.zone(), first.signer(), ticker, first);
+    assertSame(first.signatures(www, Type.A)[0], again.signatures(www, Type.A)[0]);
+    // Once due for refresh, a reload signs it anew.
+    ticker.advance(Duration.ofDays(8));
+    SignedZone later = SignedZone.sign(first.zone(), first.signer(), ticker, first);
+    assertNotSame(first.signatures(www, Type.A)[0], later.signatures(www, Type.A)[0]);
   }
 
   @Test
