@@ -100,6 +100,42 @@ public record SluiceConfig(
         baseDir);
   }
 
+  /**
+   * The configuration as it is served: every pool of this configuration with the dynamic {@code
+   * members} added through the API after its own endpoints (a member named like an endpoint of the
+   * file is left out; members of a pool the configuration does not have are not served). Returns
+   * this configuration when there are none.
+   */
+  public SluiceConfig withDynamicMembers(Map<String, List<EndpointConfig>> members) {
+    if (members.isEmpty()) {
+      return this;
+    }
+    Map<String, PoolConfig> served = new java.util.LinkedHashMap<>(pools);
+    boolean changed = false;
+    for (Map.Entry<String, List<EndpointConfig>> e : members.entrySet()) {
+      PoolConfig pc = pools.get(e.getKey());
+      if (pc == null || e.getValue().isEmpty()) {
+        continue;
+      }
+      java.util.Set<String> ids = new java.util.HashSet<>();
+      pc.endpoints().forEach(x -> ids.add(x.id()));
+      List<EndpointConfig> all = new java.util.ArrayList<>(pc.endpoints());
+      for (EndpointConfig m : e.getValue()) {
+        if (ids.add(m.id())) {
+          all.add(m);
+        }
+      }
+      served.put(
+          e.getKey(),
+          new PoolConfig(pc.region(), pc.location(), pc.capacity(), all, pc.health(), pc.load()));
+      changed = true;
+    }
+    return changed
+        ? new SluiceConfig(
+            dns, admin, stateDir, zones, regions, topology, served, probes, cluster, baseDir)
+        : this;
+  }
+
   /** Resolves a path from the configuration against the directory of the configuration file. */
   public Path resolve(String path) {
     return baseDir.resolve(path).normalize();
@@ -123,6 +159,7 @@ public record SluiceConfig(
   public void validate(Problems p) {
     dns.validate("dns", p);
     admin.validate("admin", p);
+    admin.validateScopes("admin", this, p);
     if (stateDir.isBlank()) {
       p.add("stateDir", "must not be empty");
     }

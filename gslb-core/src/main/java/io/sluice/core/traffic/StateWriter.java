@@ -549,6 +549,10 @@ final class StateWriter {
     Map<String, Object> details = new LinkedHashMap<>(o.details());
     details.put("revision", next.revision());
     details.putAll(ch.marks());
+    if (ch.actor().scope() != null) {
+      // A scoped token's change names the scope it was made under.
+      details.put("scope", ch.actor().scope().view());
+    }
     String origin = shared == null ? null : shared.node();
     if (origin != null) {
       details.put("origin", origin);

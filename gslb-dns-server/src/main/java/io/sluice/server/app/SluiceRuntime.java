@@ -43,6 +43,7 @@ import io.sluice.dns.dnssec.keys.KeyTicks;
 import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.CookieKeyring;
 import io.sluice.dns.response.ServedZones;
+import io.sluice.dns.server.InheritedSockets;
 import io.sluice.dns.transfer.TransferZones;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
@@ -85,6 +86,9 @@ public final class SluiceRuntime implements AutoCloseable {
   // The DNSSEC keys of the signed zones, and the clock that tells the signer of timing instants.
   private KeyDirectory dnssecKeys;
   private AutoCloseable keyTicks;
+  // Set once the state parts are closed (handed over or stopping); guarded by this.
+  private boolean released;
+  private boolean closed;
   // Sends the audited changes to the configured webhooks, from the outbox.
   private Webhooks webhooks;
 
@@ -147,15 +151,52 @@ public final class SluiceRuntime implements AutoCloseable {
    */
   public static SluiceRuntime start(SluiceConfig config, Path file, CliOverrides overrides)
       throws ConfigException, IOException, InterruptedException {
-    return start(config, file, overrides, List.of());
+    return start(config, file, overrides, List.of(), InheritedSockets.NONE, Ticker.SYSTEM);
+  }
+
+  /**
+   * Like {@link #start(SluiceConfig, Path, CliOverrides)}, with {@code clock} as the traffic
+   * controller's and the admin API's clock: what starts and ends maintenance windows, ramp windows
+   * and confirmation timeouts. Tests step a manual clock; probes keep the system clock.
+   */
+  public static SluiceRuntime start(
+      SluiceConfig config, Path file, CliOverrides overrides, Ticker clock)
+      throws ConfigException, IOException, InterruptedException {
+    return start(config, file, overrides, List.of(), InheritedSockets.NONE, clock);
+  }
+
+  /**
+   * Like {@link #start(SluiceConfig, Path, CliOverrides)}, reading the listening sockets in {@code
+   * inherited} (handed over by the node this one takes over from) instead of binding new ones.
+   */
+  static SluiceRuntime start(
+      SluiceConfig config, Path file, CliOverrides overrides, InheritedSockets inherited)
+      throws ConfigException, IOException, InterruptedException {
+    return start(config, file, overrides, List.of(), inherited, Ticker.SYSTEM);
   }
 
   /**
    * Like {@link #start(SluiceConfig, Path, CliOverrides)}, with {@code extra} compilers run after
-   * the built-in ones at start and on every reload (tests use it to make a reload fail midway).
+   * the built-in ones at start and on every reload.
    */
   static SluiceRuntime start(
       SluiceConfig config, Path file, CliOverrides overrides, List<ConfigCompiler> extra)
+      throws ConfigException, IOException, InterruptedException {
+    return start(config, file, overrides, extra, InheritedSockets.NONE, Ticker.SYSTEM);
+  }
+
+  /**
+   * The whole start: {@code extra} compilers run after the built-in ones at start and on every
+   * reload (tests use them to make a reload fail midway); {@code clock} is the controller's and the
+   * admin API's clock.
+   */
+  private static SluiceRuntime start(
+      SluiceConfig config,
+      Path file,
+      CliOverrides overrides,
+      List<ConfigCompiler> extra,
+      InheritedSockets inherited,
+      Ticker clock)
       throws ConfigException, IOException, InterruptedException {
     // The published configuration holds the tokens the admin API accepts (the local one if the
     // file declares none), so that a reload adds and revokes tokens with the same swap.
@@ -239,12 +280,11 @@ public final class SluiceRuntime implements AutoCloseable {
       }
       traffic =
           cluster == null
-              ? TrafficSystem.open(
-                  store, stateConfig.stateDirectory(), Ticker.SYSTEM, gslb, planner)
+              ? TrafficSystem.open(store, stateConfig.stateDirectory(), clock, gslb, planner)
               : TrafficSystem.openClustered(
                   store,
                   stateConfig.stateDirectory(),
-                  Ticker.SYSTEM,
+                  clock,
                   gslb,
                   planner,
                   cluster.state(),
@@ -292,7 +332,7 @@ public final class SluiceRuntime implements AutoCloseable {
           PoolLoadFeed.create(
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
       loads.start(LOAD_TICK);
-      node = SluiceNode.start(store, publisher, planner, gslb);
+      node = SluiceNode.start(store, publisher, planner, gslb, inherited);
       SluiceNode signedNode = node;
       signing =
           SigningMaintenance.start(
@@ -310,6 +350,19 @@ public final class SluiceRuntime implements AutoCloseable {
         offered.describe().forEach(line -> log.info("{}", line));
       }
       versions.attach(node, traffic.auditSink());
+      // The pools' dynamic members (operator state, added through the API) are served on top of
+      // every applied configuration, and published again whenever they change.
+      TrafficController members = traffic.controller();
+      SluiceNode served = node;
+      node.overlay(c -> c.withDynamicMembers(members.state().members()));
+      members.onMembersChanged(
+          () -> {
+            try {
+              served.republish();
+            } catch (ConfigException e) {
+              log.error("the dynamic members could not be served: {}", e.getMessage());
+            }
+          });
       HangupReload.install(versions);
       if (config.admin().enabled()) {
         AdminConfig adminConfig = config.admin();
@@ -326,11 +379,12 @@ public final class SluiceRuntime implements AutoCloseable {
                 versions,
                 planner,
                 probes.reportSink(),
-                metrics);
+                metrics,
+                clock);
         if (membership != null) {
           admin.withCluster(membership.members());
         }
-        admin.withCookieRotation(cookieRotation);
+        admin.withCookieRotation(cookieRotation).withProbes(probes);
         admin.withDnssecKeys(
             new KeyManager(dnssecKeys, traffic.auditSink(), KeyManager.KeyStore.of(dnssecKeys)));
         admin.withLoadFeed(loads).withConfigCommands(versions).start();
@@ -460,8 +514,40 @@ public final class SluiceRuntime implements AutoCloseable {
     return traffic;
   }
 
+  /**
+   * Hands the state directory, the admin port and the cluster membership over to a process taking
+   * over: stops the admin API (its connections are refused from now on, so no change can be
+   * acknowledged and then lost), closes the probes and the traffic system (releasing the store's
+   * lock; every acknowledged change is already in its journal) and leaves the cluster. The DNS and
+   * DoH listeners answer on from the last published state. Idempotent.
+   */
+  public synchronized void releaseState() {
+    if (released) {
+      return;
+    }
+    released = true;
+    closeStateParts();
+  }
+
   @Override
   public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (!released) {
+        released = true;
+        closeStateParts();
+      }
+    }
+    if (node != null) {
+      closeQuietly("DNS listeners", node);
+    }
+    closeQuietly("metrics", metrics);
+  }
+
+  private void closeStateParts() {
     if (stateDir != null) {
       try {
         NodeRecord.remove(stateDir);
@@ -486,9 +572,6 @@ public final class SluiceRuntime implements AutoCloseable {
       admin.ready(false);
       closeQuietly("admin API", admin);
     }
-    if (node != null) {
-      closeQuietly("DNS listeners", node);
-    }
     if (loads != null) {
       closeQuietly("pool load feed", loads);
     }
@@ -510,7 +593,6 @@ public final class SluiceRuntime implements AutoCloseable {
     if (configHistory != null) {
       closeQuietly("configuration history", configHistory);
     }
-    closeQuietly("metrics", metrics);
   }
 
   private static void closeQuietly(String what, AutoCloseable c) {
