@@ -39,6 +39,7 @@ import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.ConfigCommands;
 import io.sluice.core.control.ConfigReloader;
 import io.sluice.core.control.ControlPlane;
+import io.sluice.core.dnssec.DnssecKeyManager;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.history.PastStates;
@@ -98,6 +99,7 @@ public final class AdminServer implements AutoCloseable {
   private volatile CookieRotation cookieRotation;
   private volatile ConfigCommands configCommands;
   private final DecisionExplainer explainer;
+  private volatile DnssecKeyManager dnssecKeys = DnssecKeyManager.NONE;
   private volatile ProbeView probes;
   private EventLoopGroup loop;
   // The accepted connections, closed with the server.
@@ -150,6 +152,7 @@ public final class AdminServer implements AutoCloseable {
           bodies.read(req.body(), CommandRoutes.ChangeBody.class);
           return rotateCookies(cookieRotation);
         });
+    new KeyRoutes(() -> dnssecKeys, bodies).register(router);
     new SystemRoutes(
             store, reloader, probeSink, metrics, bodies, () -> ready, control::storeProblem)
         .register(router, config.metricsPublic());
@@ -270,6 +273,15 @@ public final class AdminServer implements AutoCloseable {
    */
   public AdminServer withCookieRotation(CookieRotation rotation) {
     this.cookieRotation = rotation;
+    return this;
+  }
+
+  /**
+   * Shows the DNSSEC keys of {@code keys} at {@code /api/v1/keys} and {@code
+   * /api/v1/zones/{zone}/keys} and runs their rollover steps; without it no zone is signed.
+   */
+  public AdminServer withDnssecKeys(DnssecKeyManager keys) {
+    this.dnssecKeys = keys;
     return this;
   }
 

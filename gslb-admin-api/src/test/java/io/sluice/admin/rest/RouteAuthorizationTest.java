@@ -10,11 +10,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.admin.auth.Role;
 import io.sluice.admin.testing.AdminFixture;
+import io.sluice.core.control.Actor;
 import io.sluice.core.control.SwitchRecord;
+import io.sluice.core.dnssec.DnssecKeyManager;
+import io.sluice.core.dnssec.DnssecKeyManager.StepOutcome;
+import io.sluice.core.dnssec.DnssecKeyManager.ZoneKeysView;
+import io.sluice.core.dnssec.RolloverStep;
 import java.net.http.HttpResponse;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -185,6 +191,19 @@ class RouteAuthorizationTest {
           new Call(
               "POST", "/api/v1/dns/cookies/rotate", "/api/v1/dns/cookies/rotate", "{}", Role.ADMIN),
           new Call("GET", "/api/v1/config/versions", "/api/v1/config/versions", null, Role.VIEWER),
+          new Call("GET", "/api/v1/keys", "/api/v1/keys", null, Role.VIEWER),
+          new Call(
+              "GET",
+              "/api/v1/zones/{zone}/keys",
+              "/api/v1/zones/example.com/keys",
+              null,
+              Role.VIEWER),
+          new Call(
+              "POST",
+              "/api/v1/zones/{zone}/keys/rollover",
+              "/api/v1/zones/example.com/keys/rollover",
+              "{\"step\": \"zsk-publish\"}",
+              Role.ADMIN),
           new Call(
               "GET",
               "/api/v1/config/versions/{version}",
@@ -237,6 +256,26 @@ class RouteAuthorizationTest {
     // As on a cluster node, so the allowed roles get the rotation's 200 (a single node: 409).
     f.server.withCookieRotation(
         () -> new io.sluice.core.spi.CookieSecretExchange.Secrets(new byte[16], new byte[16]));
+    // A signed zone, so the allowed roles get its keys and a step's 200.
+    ZoneKeysView zone =
+        new ZoneKeysView("example.com.", List.of(), List.of(), List.of(), List.of());
+    f.server.withDnssecKeys(
+        new DnssecKeyManager() {
+          @Override
+          public List<ZoneKeysView> zones() {
+            return List.of(zone);
+          }
+
+          @Override
+          public Optional<ZoneKeysView> zone(String name) {
+            return Optional.of(zone);
+          }
+
+          @Override
+          public StepOutcome step(Actor actor, String name, RolloverStep step, String reason) {
+            return new DnssecKeyManager.Done("done", zone);
+          }
+        });
     f.control.addSwitchRecord(
         new SwitchRecord(
             "sw-1",

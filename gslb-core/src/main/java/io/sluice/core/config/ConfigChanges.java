@@ -88,7 +88,15 @@ public record ConfigChanges(
 
   private static ZoneConfig withoutServices(ZoneConfig z) {
     return new ZoneConfig(
-        z.origin(), z.file(), z.ttl(), z.soa(), z.ns(), z.records(), List.of(), z.transfer());
+        z.origin(),
+        z.file(),
+        z.ttl(),
+        z.soa(),
+        z.ns(),
+        z.records(),
+        List.of(),
+        z.transfer(),
+        z.dnssec());
   }
 
   private static Map<String, ServiceConfig> servicesByName(SluiceConfig c) {

@@ -46,7 +46,8 @@ public final class ConfigFiles {
                   z.ns(),
                   z.records(),
                   z.services(),
-                  z.transfer()));
+                  z.transfer(),
+                  z.dnssec()));
     }
     TopologyConfig t = config.topology();
     GeoIpConfig g = t.geoip();

@@ -7,7 +7,7 @@ import java.util.Set;
 /**
  * A zone Sluice is authoritative for: its SOA and NS, static records declared inline and/or loaded
  * from an RFC 1035 master file, GSLB services whose answers the policy chain computes, and who may
- * transfer it (null: nobody).
+ * transfer it (null: nobody), and how it is signed with DNSSEC (null: unsigned).
  */
 public record ZoneConfig(
     String origin,
@@ -17,7 +17,8 @@ public record ZoneConfig(
     List<String> ns,
     List<RecordConfig> records,
     List<ServiceConfig> services,
-    TransferConfig transfer) {
+    TransferConfig transfer,
+    DnssecConfig dnssec) {
 
   public ZoneConfig {
     origin = origin == null ? null : DomainNames.canonical(origin);
@@ -36,7 +37,25 @@ public record ZoneConfig(
       List<String> ns,
       List<RecordConfig> records,
       List<ServiceConfig> services) {
-    this(origin, file, ttl, soa, ns, records, services, null);
+    this(origin, file, ttl, soa, ns, records, services, null, null);
+  }
+
+  /** An unsigned zone. */
+  public ZoneConfig(
+      String origin,
+      String file,
+      Long ttl,
+      SoaConfig soa,
+      List<String> ns,
+      List<RecordConfig> records,
+      List<ServiceConfig> services,
+      TransferConfig transfer) {
+    this(origin, file, ttl, soa, ns, records, services, transfer, null);
+  }
+
+  /** True when the zone is signed: a {@code dnssec} section that is not {@code enabled: false}. */
+  public boolean signed() {
+    return dnssec != null && dnssec.enabled();
   }
 
   void validate(String path, SluiceConfig root, Problems p) {
@@ -77,6 +96,9 @@ public record ZoneConfig(
     }
     if (transfer != null) {
       transfer.validate(Problems.child(path, "transfer"), p);
+    }
+    if (dnssec != null) {
+      dnssec.validate(Problems.child(path, "dnssec"), p);
     }
   }
 }

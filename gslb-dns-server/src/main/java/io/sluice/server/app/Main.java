@@ -39,7 +39,8 @@ import picocli.CommandLine.Unmatched;
       Main.Check.class,
       Main.Ctl.class,
       Main.Agent.class,
-      StateCommand.class
+      StateCommand.class,
+      KeysCommand.class
     },
     footer = {
       "",

@@ -10,6 +10,7 @@ import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.dns.dnssec.AnswerSigning;
 import io.sluice.dns.https.HttpsServer;
 import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.Responder;
@@ -161,6 +162,8 @@ public final class SluiceNode implements AutoCloseable {
       InheritedSockets inherited)
       throws InterruptedException {
     Responder responder = new Responder(store, zones, planner, metrics, ticker);
+    // Signed zones: every GSLB answer a snapshot can give is signed before it is published.
+    AnswerSigning.install(store, planner);
     DnsConfig dns = store.current().config().dns();
     DnsServer server = DnsServer.start(dns, responder, store, metrics, inherited);
     HttpsServer https = null;

@@ -12,6 +12,7 @@ import io.sluice.cluster.ClusterHealth;
 import io.sluice.cluster.ClusterMembership;
 import io.sluice.cluster.EtcdClients;
 import io.sluice.cluster.EtcdConfigStore;
+import io.sluice.cluster.EtcdKeyFiles;
 import io.sluice.core.config.AdminConfig;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
@@ -37,6 +38,11 @@ import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
 import io.sluice.dns.client.DnsjavaVerifier;
+import io.sluice.dns.dnssec.SigningMaintenance;
+import io.sluice.dns.dnssec.ZoneSigning;
+import io.sluice.dns.dnssec.keys.KeyDirectory;
+import io.sluice.dns.dnssec.keys.KeyManager;
+import io.sluice.dns.dnssec.keys.KeyTicks;
 import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.CookieKeyring;
 import io.sluice.dns.response.ServedZones;
@@ -77,10 +83,15 @@ public final class SluiceRuntime implements AutoCloseable {
   private ClusterConnection cluster;
   // This node's lease, election and registry entry; null on a single node.
   private ClusterMembership membership;
+  // Signature refresh and key timing; idle when no zone is signed.
+  private SigningMaintenance signing;
   // The periodic answer-divergence check; null on a single node.
   private PeriodicDivergenceCheck divergence;
   // The policy planner's sampler and the state history; closed after the DNS listeners.
   private LookBack lookBack;
+  // The DNSSEC keys of the signed zones, and the clock that tells the signer of timing instants.
+  private KeyDirectory dnssecKeys;
+  private AutoCloseable keyTicks;
   // Set once the state parts are closed (handed over or stopping); guarded by this.
   private boolean released;
   private boolean closed;
@@ -104,6 +115,29 @@ public final class SluiceRuntime implements AutoCloseable {
     this.loads = loads;
     this.stateDir = stateDir;
     this.configHistory = configHistory;
+  }
+
+  /** Stops sharing DNSSEC keys, then closes the etcd client it used (when clustered). */
+  private static AutoCloseable closingKeys(KeyDirectory keys, Client client) {
+    return () -> {
+      if (keys.exchange() != null) {
+        keys.exchange().close();
+      }
+      if (client != null) {
+        client.close();
+      }
+    };
+  }
+
+  /** Closes {@code first}, then {@code second} even when the first fails. */
+  private static AutoCloseable chain(AutoCloseable first, AutoCloseable second) {
+    return () -> {
+      try {
+        first.close();
+      } finally {
+        second.close();
+      }
+    };
   }
 
   /** Closes the configuration store, then the etcd client it uses (when clustered). */
@@ -182,7 +216,19 @@ public final class SluiceRuntime implements AutoCloseable {
     // A cluster node's cookie secrets are the cluster's, set without a reload: one keyring for the
     // node's life, which its configuration's secret files only seed.
     CookieKeyring sharedCookies = config.clustered() ? new CookieKeyring() : null;
-    compilers.add(ServedZones.compiler(sharedCookies));
+    // The keys of the signed zones, loaded by each build before its zones are compiled and signed;
+    // rollover steps and timing instants change them between builds.
+    KeyDirectory dnssecKeys = new KeyDirectory(Ticker.SYSTEM);
+    // Every node of a cluster signs with the cluster's keys, shared on etcd (docs/dnssec.md).
+    Client keysClient = null;
+    if (config.clustered()) {
+      keysClient = EtcdClients.create(config);
+      dnssecKeys.share(EtcdKeyFiles.create(keysClient, config.cluster().etcd().timeout()));
+    }
+    AutoCloseable keyExchange = closingKeys(dnssecKeys, keysClient);
+    compilers.add(dnssecKeys.compiler());
+    compilers.add(
+        ServedZones.compiler(sharedCookies, new ZoneSigning(c -> dnssecKeys, Ticker.SYSTEM)));
     compilers.add(HttpsSettings.compiler());
     compilers.add(PolicyPlanner.compiler());
     compilers.addAll(extra);
@@ -196,7 +242,7 @@ public final class SluiceRuntime implements AutoCloseable {
       etcd = EtcdClients.create(config);
       history = EtcdConfigStore.open(etcd, localHistory, config.cluster().etcd().timeout());
     }
-    AutoCloseable configHistory = closing(history, etcd);
+    AutoCloseable configHistory = chain(closing(history, etcd), keyExchange);
     NodeConfigs versions = NodeConfigs.create(file, overrides, config, history, localHistory);
     NodeConfigs.Start chosen;
     Snapshot first;
@@ -226,6 +272,7 @@ public final class SluiceRuntime implements AutoCloseable {
     ClusterMembership membership = null;
     PeriodicDivergenceCheck divergence = null;
     LookBack lookBack = null;
+    SigningMaintenance signing = null;
     Webhooks webhooks = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
@@ -331,6 +378,18 @@ public final class SluiceRuntime implements AutoCloseable {
             .description("dnstap messages written (a query and its response are two)")
             .register(metrics.registry());
       }
+      SluiceNode signedNode = node;
+      signing =
+          SigningMaintenance.start(
+              store,
+              dnssecKeys,
+              () -> {
+                try {
+                  signedNode.apply(store.current().config(), "DNSSEC key change");
+                } catch (ConfigException e) {
+                  log.error("cannot sign with the changed DNSSEC keys: {}", e.getMessage());
+                }
+              });
       TransferZones offered = store.current().artifacts().get(TransferZones.class);
       if (offered != null) {
         offered.describe().forEach(line -> log.info("{}", line));
@@ -371,6 +430,8 @@ public final class SluiceRuntime implements AutoCloseable {
           admin.withCluster(membership.members());
         }
         admin.withCookieRotation(cookieRotation).withProbes(probes);
+        admin.withDnssecKeys(
+            new KeyManager(dnssecKeys, traffic.auditSink(), KeyManager.KeyStore.of(dnssecKeys)));
         admin.withLoadFeed(loads).withConfigCommands(versions).withObservability(planner, past);
         admin.start();
         admin.ready(true);
@@ -410,6 +471,9 @@ public final class SluiceRuntime implements AutoCloseable {
       runtime.membership = membership;
       runtime.divergence = divergence;
       runtime.lookBack = lookBack;
+      runtime.signing = signing;
+      runtime.dnssecKeys = dnssecKeys;
+      runtime.keyTicks = KeyTicks.start(dnssecKeys);
       runtime.webhooks = webhooks;
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
@@ -420,6 +484,7 @@ public final class SluiceRuntime implements AutoCloseable {
       partial.membership = membership;
       partial.divergence = divergence;
       partial.lookBack = lookBack;
+      partial.signing = signing;
       partial.webhooks = webhooks;
       partial.close();
       throw e;
@@ -482,6 +547,11 @@ public final class SluiceRuntime implements AutoCloseable {
     return divergence;
   }
 
+  /** The DNSSEC keys of the signed zones (a source the signer reads and listens to). */
+  public KeyDirectory dnssecKeys() {
+    return dnssecKeys;
+  }
+
   /** The probe service. */
   public ProbeService probes() {
     return probes;
@@ -540,6 +610,12 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (divergence != null) {
       divergence.close();
+    }
+    if (keyTicks != null) {
+      closeQuietly("DNSSEC key timer", keyTicks);
+    }
+    if (signing != null) {
+      signing.close();
     }
     if (membership != null) {
       // First, so that another node takes the lead at once and this node's keys vanish now.

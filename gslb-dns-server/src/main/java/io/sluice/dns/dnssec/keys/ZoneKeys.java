@@ -1,7 +1,9 @@
 package io.sluice.dns.dnssec.keys;
 
+import io.sluice.core.dnssec.KeyRole;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import org.xbill.DNS.DNSKEYRecord;
 import org.xbill.DNS.Name;
 
@@ -41,5 +43,24 @@ public record ZoneKeys(Name zone, List<SigningKey> keys) {
     return keys.stream()
         .filter(k -> k.secureEntryPoint() && k.timing().syncPublished(now))
         .toList();
+  }
+
+  /**
+   * The first instant after {@code now} at which a key's timing changes what is published or signs,
+   * or empty when no change is scheduled.
+   */
+  public Optional<Instant> nextChange(Instant now) {
+    return keys.stream()
+        .flatMap(k -> k.timing().instants().stream())
+        .filter(t -> t.isAfter(now))
+        .min(Instant::compareTo);
+  }
+
+  /** The role {@code key} plays here: a SEP key is a KSK beside a ZSK, else a CSK. */
+  public KeyRole role(SigningKey key) {
+    if (!key.secureEntryPoint()) {
+      return KeyRole.ZSK;
+    }
+    return keys.stream().anyMatch(k -> !k.secureEntryPoint()) ? KeyRole.KSK : KeyRole.CSK;
   }
 }
