@@ -8,6 +8,8 @@ import java.util.Map;
 /**
  * A configuration compiled for the policy chain: immutable and built once per config version.
  *
+ * @param shadows the candidate chain of each service that has one, compiled as the same service
+ * @param logThreshold the decision log's sampling threshold ({@code SampleRing.threshold}), 0: off
  * @param warnings problems worth an operator's attention that do not stop the configuration, each
  *     prefixed with its path
  */
@@ -16,4 +18,6 @@ record CompiledConfig(
     RegionGraph regions,
     ClientTopology topology,
     Map<String, CompiledService> services,
+    Map<String, CompiledService> shadows,
+    int logThreshold,
     List<String> warnings) {}

@@ -11,6 +11,7 @@ import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.ServicePoolConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.ZoneConfig;
+import io.sluice.core.sample.SampleRing;
 import io.sluice.core.spi.AddressFamily;
 import io.sluice.policy.capacity.CapacitySelector;
 import io.sluice.policy.geo.GeoSelector;
@@ -68,14 +69,47 @@ final class PlanCompiler {
       throw new IllegalStateException(e);
     }
     Map<String, CompiledService> services = new HashMap<>();
+    Map<String, CompiledService> shadows = new HashMap<>();
+    int logThreshold =
+        config.observability().decisionLog().enabled()
+            ? SampleRing.threshold(config.observability().decisionLog().sample())
+            : 0;
     for (int z = 0; z < config.zones().size(); z++) {
       ZoneConfig zone = config.zones().get(z);
       for (int i = 0; i < zone.services().size(); i++) {
         String path = Problems.index(Problems.index("zones", z) + ".services", i);
         ServiceConfig svc = zone.services().get(i);
-        CompiledService c = service(svc, zone.origin(), path, config, graph, problems, warnings);
+        int shadowThreshold =
+            svc.shadow() == null ? 0 : SampleRing.threshold(svc.shadow().sample());
+        CompiledService c =
+            service(
+                svc,
+                zone.origin(),
+                path,
+                config,
+                graph,
+                problems,
+                warnings,
+                Math.max(shadowThreshold, logThreshold));
         if (c != null) {
           services.put(c.fqdn(), c);
+        }
+        if (svc.shadow() != null && !svc.shadow().chain().isEmpty()) {
+          // The candidate is compiled as the same service serving the shadow chain; its problems
+          // are named under shadow.
+          CompiledService candidate =
+              service(
+                  svc.promoted(svc.shadow().chain()),
+                  zone.origin(),
+                  Problems.child(path, "shadow"),
+                  config,
+                  graph,
+                  problems,
+                  warnings,
+                  0);
+          if (candidate != null) {
+            shadows.put(candidate.fqdn(), candidate);
+          }
         }
       }
     }
@@ -83,7 +117,14 @@ final class PlanCompiler {
     for (String w : warnings) {
       LOG.warn("{}: {}", file, w);
     }
-    return new CompiledConfig(config, graph, topology, Map.copyOf(services), List.copyOf(warnings));
+    return new CompiledConfig(
+        config,
+        graph,
+        topology,
+        Map.copyOf(services),
+        Map.copyOf(shadows),
+        logThreshold,
+        List.copyOf(warnings));
   }
 
   private static CompiledService service(
@@ -93,7 +134,8 @@ final class PlanCompiler {
       SluiceConfig config,
       RegionGraph graph,
       Problems problems,
-      List<String> warnings) {
+      List<String> warnings,
+      int sampleThreshold) {
     int n = svc.pools().size();
     if (n > 64) {
       problems.add(Problems.child(path, "pools"), "at most 64 pools per service, was " + n);
@@ -200,7 +242,8 @@ final class PlanCompiler {
         List.copyOf(endpoints),
         keys,
         addresses,
-        List.copyOf(lastResort));
+        List.copyOf(lastResort),
+        sampleThreshold);
   }
 
   private static CompiledStep select(ChainStep st, Selector s) {

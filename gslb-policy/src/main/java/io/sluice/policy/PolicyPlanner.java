@@ -4,12 +4,14 @@ import io.sluice.core.config.Cidr;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.health.HealthView;
+import io.sluice.core.sample.SampleRing;
 import io.sluice.core.spi.AddressFamily;
 import io.sluice.core.spi.AnswerPlanner;
 import io.sluice.core.spi.ClientInfo;
 import io.sluice.core.spi.Decision;
 import io.sluice.core.spi.DecisionExplainer;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.ShadowReporter;
 import io.sluice.core.spi.ShareEstimator;
 import io.sluice.core.state.ConfigArtifacts;
 import io.sluice.core.state.ConfigCompiler;
@@ -27,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * by the client's stable hash and returns a cached {@link Decision}: the same instance for the same
  * answer within a snapshot version.
  */
-public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer, ShareEstimator {
+public final class PolicyPlanner
+    implements AnswerPlanner, DecisionExplainer, ShareEstimator, ShadowReporter, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PolicyPlanner.class);
   private static final Decision UNKNOWN = Decision.of(Decision.Outcome.UNKNOWN_SERVICE, 0);
 
@@ -55,6 +59,11 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer, Sh
   // null so that no replaced chain stays reachable.
   private volatile CompiledConfig fallback;
   private volatile Live live;
+  private final DecisionSampler sampler = new DecisionSampler(this::decideQuietly);
+  // The chain compiled for the last configuration explained from the history (ctl why).
+  private volatile CompiledConfig explainedBefore;
+  // The configuration the sampler was last set up for (writer threads only).
+  private CompiledConfig sampledFor;
 
   /**
    * A planner over {@code store}, following every later snapshot. When the current snapshot was
@@ -81,7 +90,42 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer, Sh
       this.fallback = c;
       this.live = Live.derive(s, c);
     }
+    startSampling(live.compiled());
     store.addListener(this::refresh);
+  }
+
+  /** Starts the sampler's thread once a configuration samples anything (shadow, decision log). */
+  private void startSampling(CompiledConfig c) {
+    sampledFor = c;
+    boolean any = c.logThreshold() > 0;
+    for (CompiledService svc : c.services().values()) {
+      any |= svc.sampleThreshold() > 0;
+    }
+    if (any) {
+      sampler.start();
+    }
+    sampler.retain(c);
+  }
+
+  /** Stops the sampler's thread and closes the decision log. */
+  @Override
+  public void close() {
+    sampler.close();
+  }
+
+  /** Sampled answers dropped because the sampler's thread was behind (a metric). */
+  public double droppedSamples() {
+    return sampler.dropped();
+  }
+
+  /** Waits until every sampled answer so far was evaluated and logged (tests). */
+  public void awaitSamples() {
+    sampler.awaitIdle();
+  }
+
+  @Override
+  public java.util.Optional<ShadowReport> shadow(String service) {
+    return sampler.shadow(service);
   }
 
   /**
@@ -142,7 +186,10 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer, Sh
         return;
       }
     }
-    current(s);
+    CompiledConfig c = current(s).compiled();
+    if (c != sampledFor) {
+      startSampling(c);
+    }
   }
 
   /**
@@ -260,7 +307,46 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer, Sh
     if (st == null) {
       return UNKNOWN;
     }
-    return decide(l, st, family, client, true);
+    Decision d = decide(l, st, family, client, true);
+    int threshold = st.service().sampleThreshold();
+    if (threshold != 0) {
+      // One draw from the event loop's own generator; the rest happens on the sampler's thread.
+      int draw = ThreadLocalRandom.current().nextInt(1 << 24);
+      if (draw < threshold) {
+        sample(snapshot, l, st, family, client, d, draw);
+      }
+    }
+    return d;
+  }
+
+  private void sample(
+      Snapshot snapshot,
+      Live l,
+      ServiceState st,
+      AddressFamily family,
+      ClientInfo client,
+      Decision d,
+      int draw) {
+    CompiledService shadow = l.compiled.shadows().get(st.service().fqdn());
+    boolean shadowed =
+        shadow != null && draw < SampleRing.threshold(st.service().config().shadow().sample());
+    boolean logged = draw < l.compiled.logThreshold();
+    sampler.offer(
+        new DecisionSampler.Sample(
+            snapshot,
+            l,
+            st,
+            family.ordinal(),
+            client,
+            d,
+            System.currentTimeMillis(),
+            shadowed,
+            logged));
+  }
+
+  /** The decision of {@code st} for {@code client}, not counted as served (the shadow chain). */
+  private Decision decideQuietly(Live l, ServiceState st, int family, ClientInfo client) {
+    return decide(l, st, AddressFamily.values()[family], client, false);
   }
 
   /** The decision for one client; {@code count} reports it to the metrics as a served answer. */
@@ -309,7 +395,37 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer, Sh
 
   @Override
   public Explanation explain(String service, AddressFamily family, ClientInfo client) {
-    Live l = current(store.current());
+    return explain(current(store.current()), service, family, client);
+  }
+
+  /**
+   * The explanation {@link #explain(String, AddressFamily, ClientInfo)} gives, on {@code s} (a
+   * state the node served earlier, rebuilt from the history): the chain of its configuration is
+   * compiled here unless it is the one serving now or the one explained last.
+   */
+  @Override
+  public Explanation explain(Snapshot s, String service, AddressFamily family, ClientInfo client) {
+    CompiledConfig c = compiledFor(s);
+    if (c == null) {
+      CompiledConfig running = live.compiled();
+      CompiledConfig before = explainedBefore;
+      if (running.config() == s.config()) {
+        c = running;
+      } else if (before != null && before.config() == s.config()) {
+        c = before;
+      } else {
+        try {
+          c = PlanCompiler.compile(s.config(), "configuration version of the history");
+        } catch (ConfigException e) {
+          throw new IllegalStateException("that configuration no longer compiles: " + e, e);
+        }
+        explainedBefore = c;
+      }
+    }
+    return explain(Live.derive(s, c), service, family, client);
+  }
+
+  private Explanation explain(Live l, String service, AddressFamily family, ClientInfo client) {
     ServiceState st = l.services.get(service);
     String who = describe(client);
     if (st == null) {

@@ -45,8 +45,15 @@ final class ExplainCommand extends ApiCommand {
       printJson(e);
       return CtlMain.OK;
     }
-    out().println(e.path("service").asText() + " " + e.path("type").asText() + " for " + client);
-    out()
+    print(this, e, client);
+    return CtlMain.OK;
+  }
+
+  /** Prints an explanation (explain now, why at an earlier time) as a table of the steps. */
+  static void print(ApiCommand cmd, JsonNode e, String client) {
+    cmd.out()
+        .println(e.path("service").asText() + " " + e.path("type").asText() + " for " + client);
+    cmd.out()
         .println(
             "region "
                 + e.path("region").asText("-")
@@ -61,9 +68,9 @@ final class ExplainCommand extends ApiCommand {
           StatusCommand.text(s.path("out")),
           s.path("note").asText(""));
     }
-    t.print(out(), ctl().colour());
+    t.print(cmd.out(), cmd.ctl().colour());
     JsonNode d = e.path("decision");
-    out()
+    cmd.out()
         .println(
             "answer: "
                 + d.path("outcome").asText()
@@ -77,6 +84,5 @@ final class ExplainCommand extends ApiCommand {
                 + StatusCommand.text(d.path("pools"))
                 + " scope /"
                 + d.path("scopePrefix").asInt());
-    return CtlMain.OK;
   }
 }

@@ -42,11 +42,13 @@ import io.sluice.core.control.ControlPlane;
 import io.sluice.core.dnssec.DnssecKeyManager;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.health.ProbeReport;
+import io.sluice.core.history.PastStates;
 import io.sluice.core.spi.ClusterMembers;
 import io.sluice.core.spi.CookieRotation;
 import io.sluice.core.spi.CookieSecretExchange;
 import io.sluice.core.spi.DecisionExplainer;
 import io.sluice.core.spi.ProbeView;
+import io.sluice.core.spi.ShadowReporter;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
 import java.io.File;
@@ -95,6 +97,8 @@ public final class AdminServer implements AutoCloseable {
   private volatile boolean ready;
   private volatile ClusterMembers cluster = ClusterMembers.NONE;
   private volatile CookieRotation cookieRotation;
+  private volatile ConfigCommands configCommands;
+  private final DecisionExplainer explainer;
   private volatile DnssecKeyManager dnssecKeys = DnssecKeyManager.NONE;
   private volatile ProbeView probes;
   private EventLoopGroup loop;
@@ -133,6 +137,7 @@ public final class AdminServer implements AutoCloseable {
       Ticker ticker) {
     this.config = config;
     this.store = store;
+    this.explainer = explainer;
     new ReadRoutes(store, control, explainer).register(router);
     new CommandRoutes(store, control, bodies).register(router);
     new MaintenanceRoutes(store, control, bodies, ticker).register(router);
@@ -225,6 +230,21 @@ public final class AdminServer implements AutoCloseable {
       throw new IllegalStateException("routes are added before start()");
     }
     new ConfigRoutes(store, commands, bodies, config.maxBodyBytes()).register(router);
+    this.configCommands = commands;
+    return this;
+  }
+
+  /**
+   * Adds the shadow chain routes ({@code /api/v1/shadow/{service}}, reported by {@code shadows};
+   * setting and promoting need {@link #withConfigCommands}) and {@code GET /api/v1/why} over {@code
+   * past}; call before {@link #start()}.
+   */
+  public synchronized AdminServer withObservability(ShadowReporter shadows, PastStates past) {
+    if (channel != null) {
+      throw new IllegalStateException("routes are added before start()");
+    }
+    new ObservabilityRoutes(store, shadows, past, explainer, () -> configCommands, bodies)
+        .register(router);
     return this;
   }
 

@@ -164,16 +164,24 @@ final class ReadRoutes {
     Snapshot s = snap();
     String fq = StateViews.service(s, req.requiredQueryParam("service"), "service");
     ClientInfo client = client(req.requiredQueryParam("client"));
-    String type = req.queryParam("type");
-    AddressFamily family;
+    AddressFamily family = family(req.queryParam("type"));
+    Map<String, Object> m = explanation(explainer.explain(fq, family, client), family);
+    m.put("snapshotVersion", s.version());
+    return ApiResponse.ok(m);
+  }
+
+  /** The record type of an explain or why request: A (the default) or AAAA. */
+  static AddressFamily family(String type) {
     if (type == null || type.equalsIgnoreCase("A")) {
-      family = AddressFamily.V4;
+      return AddressFamily.V4;
     } else if (type.equalsIgnoreCase("AAAA")) {
-      family = AddressFamily.V6;
-    } else {
-      throw ApiException.badRequest("type", "must be A or AAAA, was '" + type + "'");
+      return AddressFamily.V6;
     }
-    DecisionExplainer.Explanation e = explainer.explain(fq, family, client);
+    throw ApiException.badRequest("type", "must be A or AAAA, was '" + type + "'");
+  }
+
+  /** An explanation as explain and why show it. */
+  static Map<String, Object> explanation(DecisionExplainer.Explanation e, AddressFamily family) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("service", e.service());
     m.put("client", e.client());
@@ -182,8 +190,7 @@ final class ReadRoutes {
     m.put("regionSource", e.regionSource());
     m.put("steps", e.steps());
     m.put("decision", decision(e.decision()));
-    m.put("snapshotVersion", s.version());
-    return ApiResponse.ok(m);
+    return m;
   }
 
   /** Parses {@code 192.0.2.1}, {@code 10.1.0.0/16} or {@code 2001:db8::/48} into a client. */

@@ -102,6 +102,8 @@ final class StateViews {
     m.put("ttl", svc.ttl());
     m.put("shiftTtl", svc.traffic().shiftTtl());
     m.put("chain", svc.chain());
+    // The candidate chain evaluated beside it (null: none); its report is at /shadow/{service}.
+    m.put("shadow", svc.shadow());
     m.put("mode", svc.traffic().mode());
     List<Map<String, Object>> pools = new ArrayList<>();
     for (ServicePoolConfig sp : svc.pools()) {

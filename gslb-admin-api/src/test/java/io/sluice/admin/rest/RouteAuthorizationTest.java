@@ -62,6 +62,36 @@ class RouteAuthorizationTest {
               null,
               Role.VIEWER),
           new Call(
+              "GET",
+              "/api/v1/why",
+              "/api/v1/why?service=app.example.com&client=10.1.2.0/24&at=2026-05-04T14:02:00Z",
+              null,
+              Role.VIEWER),
+          new Call(
+              "GET",
+              "/api/v1/shadow/{service}",
+              "/api/v1/shadow/app.example.com",
+              null,
+              Role.VIEWER),
+          new Call(
+              "PUT",
+              "/api/v1/shadow/{service}",
+              "/api/v1/shadow/app.example.com",
+              "{\"chain\":[\"healthy\",\"weighted\"],\"sample\":0.5}",
+              Role.OPERATOR),
+          new Call(
+              "DELETE",
+              "/api/v1/shadow/{service}",
+              "/api/v1/shadow/app.example.com",
+              "{}",
+              Role.OPERATOR),
+          new Call(
+              "POST",
+              "/api/v1/shadow/{service}/promote",
+              "/api/v1/shadow/app.example.com/promote",
+              "{}",
+              Role.OPERATOR),
+          new Call(
               "PUT",
               "/api/v1/services/{service}/weights",
               S + "/weights",

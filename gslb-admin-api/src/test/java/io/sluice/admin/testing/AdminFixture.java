@@ -16,10 +16,12 @@ import io.sluice.core.health.HealthView;
 import io.sluice.core.health.PoolLoadFeed;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.health.Verdict;
+import io.sluice.core.history.PastStates;
 import io.sluice.core.spi.AddressFamily;
 import io.sluice.core.spi.ClientInfo;
 import io.sluice.core.spi.Decision;
 import io.sluice.core.spi.DecisionExplainer;
+import io.sluice.core.spi.ShadowReporter;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.testing.ManualTicker;
@@ -32,6 +34,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -110,6 +113,7 @@ public final class AdminFixture implements AutoCloseable {
               - name: app
                 ttl: 60
                 pools: [eu-west-1, us-east-1]
+                shadow: { chain: [healthy, weighted] }
         """
         .formatted(
             limit,
@@ -173,7 +177,13 @@ public final class AdminFixture implements AutoCloseable {
                 metrics,
                 ticker)
             .withLoadFeed(loads)
-            .withConfigCommands(new RecordingConfigCommands(configDir))
+            .withConfigCommands(new RecordingConfigCommands(configDir, yaml(adminExtra)))
+            // The history holds one state: the one served now.
+            .withObservability(
+                ShadowReporter.NONE,
+                millis ->
+                    Optional.of(
+                        new PastStates.PastState(0, store.current().version(), 1, store.current())))
             .start();
     server.ready(true);
   }
@@ -300,6 +310,12 @@ public final class AdminFixture implements AutoCloseable {
 
   /** Explains by the network map: 10.1/16 goes to eu-west-1, everything else to us-east-1. */
   public static final class RegionExplainer implements DecisionExplainer {
+    @Override
+    public Explanation explain(
+        Snapshot snapshot, String service, AddressFamily family, ClientInfo client) {
+      return explain(service, family, client);
+    }
+
     @Override
     public Explanation explain(String service, AddressFamily family, ClientInfo client) {
       boolean eu =

@@ -22,11 +22,16 @@ public final class RecordingConfigCommands implements ConfigCommands {
 
   /** A history in {@code stateDir}, holding version 1. */
   public RecordingConfigCommands(Path stateDir) throws IOException {
+    this(stateDir, "zones: []\n");
+  }
+
+  /** A history in {@code stateDir} whose version 1 is {@code yaml}. */
+  public RecordingConfigCommands(Path stateDir, String yaml) throws IOException {
     this.store = FileConfigStore.open(stateDir);
     if (store.current().isEmpty()) {
       store.append(
           ConfigVersion.draft(
-              "zones: []\n", Map.of(), "test", "system", ConfigSource.START, "start", 0L, null),
+              yaml, Map.of(), "test", "system", ConfigSource.START, "start", 0L, null),
           0);
     }
   }

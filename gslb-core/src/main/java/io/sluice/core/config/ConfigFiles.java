@@ -70,6 +70,7 @@ public final class ConfigFiles {
         config.probes(),
         config.cluster(),
         config.notifications(),
+        config.observability(),
         config.baseDir());
   }
 
@@ -86,6 +87,7 @@ public final class ConfigFiles {
         config.probes(),
         cluster,
         config.notifications(),
+        config.observability(),
         config.baseDir());
   }
 }

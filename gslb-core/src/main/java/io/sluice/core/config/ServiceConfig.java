@@ -11,7 +11,8 @@ import java.util.Set;
  * a region's clients that may be answered from another region while the region's own pools are
  * usable; null means no limit. {@code fallback} is the fixed answer (addresses) a zone transfer
  * hands secondaries for this name, which cannot run the policy chain; empty: none, and the zone is
- * then not transferable.
+ * then not transferable. {@code shadow} is a candidate chain evaluated beside {@code chain} on a
+ * sample of real queries without being served (docs/shadow.md); null: none.
  */
 public record ServiceConfig(
     String name,
@@ -23,7 +24,8 @@ public record ServiceConfig(
     LastResortConfig lastResort,
     TrafficConfig traffic,
     Integer crossRegionLimit,
-    List<String> fallback) {
+    List<String> fallback,
+    ShadowConfig shadow) {
 
   public ServiceConfig {
     ttl = ttl == null ? 60L : ttl;
@@ -34,6 +36,57 @@ public record ServiceConfig(
     lastResort = lastResort == null ? LastResortConfig.defaults() : lastResort;
     traffic = traffic == null ? TrafficConfig.defaults() : traffic;
     fallback = Lists.copy(fallback);
+  }
+
+  /** A service without a shadow chain. */
+  public ServiceConfig(
+      String name,
+      Long ttl,
+      List<ServicePoolConfig> pools,
+      List<String> chain,
+      Integer maxRecords,
+      Boolean failOpen,
+      LastResortConfig lastResort,
+      TrafficConfig traffic,
+      Integer crossRegionLimit,
+      List<String> fallback) {
+    this(
+        name,
+        ttl,
+        pools,
+        chain,
+        maxRecords,
+        failOpen,
+        lastResort,
+        traffic,
+        crossRegionLimit,
+        fallback,
+        null);
+  }
+
+  /** The same service serving {@code newChain}, without a shadow (what a promotion makes). */
+  public ServiceConfig promoted(List<String> newChain) {
+    return new ServiceConfig(
+        name,
+        ttl,
+        pools,
+        newChain,
+        maxRecords,
+        failOpen,
+        lastResort,
+        traffic,
+        crossRegionLimit,
+        fallback,
+        null);
+  }
+
+  /** The parsed shadow chain; only valid on a validated configuration with a shadow. */
+  public List<ChainStep> shadowSteps() {
+    List<ChainStep> out = new ArrayList<>(shadow.chain().size());
+    for (String s : shadow.chain()) {
+      out.add(ChainStep.parse(s));
+    }
+    return List.copyOf(out);
   }
 
   /** A service without a fallback answer for secondaries. */
@@ -112,7 +165,14 @@ public record ServiceConfig(
     if (chain.isEmpty()) {
       p.add(Problems.child(path, "chain"), "at least one step is required");
     }
-    validateChain(Problems.child(path, "chain"), root, p);
+    validateChain(Problems.child(path, "chain"), chain, root, p);
+    if (shadow != null) {
+      String sp = Problems.child(path, "shadow");
+      shadow.validate(sp, p);
+      if (!shadow.chain().isEmpty()) {
+        validateChain(Problems.child(sp, "chain"), shadow.chain(), root, p);
+      }
+    }
     lastResort.validate(Problems.child(path, "lastResort"), p);
     for (int i = 0; i < fallback.size(); i++) {
       if (!Addresses.isLiteral(fallback.get(i))) {
@@ -124,7 +184,7 @@ public record ServiceConfig(
     traffic.validate(Problems.child(path, "traffic"), p);
   }
 
-  private void validateChain(String path, SluiceConfig root, Problems p) {
+  private void validateChain(String path, List<String> chain, SluiceConfig root, Problems p) {
     Set<String> seen = new HashSet<>();
     String balancer = null;
     boolean preference = false;

@@ -21,6 +21,7 @@ public record SluiceConfig(
     ProbeConfig probes,
     ClusterConfig cluster,
     NotificationsConfig notifications,
+    ObservabilityConfig observability,
     @JsonIgnore Path baseDir) {
 
   public SluiceConfig {
@@ -33,7 +34,36 @@ public record SluiceConfig(
     pools = Lists.copyOrdered(pools);
     probes = probes == null ? ProbeConfig.defaults() : probes;
     notifications = notifications == null ? NotificationsConfig.defaults() : notifications;
+    observability = observability == null ? ObservabilityConfig.defaults() : observability;
     baseDir = baseDir == null ? Path.of(".") : baseDir;
+  }
+
+  /** A configuration with the default {@code observability:} section. */
+  public SluiceConfig(
+      DnsConfig dns,
+      AdminConfig admin,
+      String stateDir,
+      List<ZoneConfig> zones,
+      Map<String, RegionConfig> regions,
+      TopologyConfig topology,
+      Map<String, PoolConfig> pools,
+      ProbeConfig probes,
+      ClusterConfig cluster,
+      NotificationsConfig notifications,
+      Path baseDir) {
+    this(
+        dns,
+        admin,
+        stateDir,
+        zones,
+        regions,
+        topology,
+        pools,
+        probes,
+        cluster,
+        notifications,
+        null,
+        baseDir);
   }
 
   /** A configuration without a {@code notifications:} section. */
@@ -48,7 +78,9 @@ public record SluiceConfig(
       ProbeConfig probes,
       ClusterConfig cluster,
       Path baseDir) {
-    this(dns, admin, stateDir, zones, regions, topology, pools, probes, cluster, null, baseDir);
+    this(
+        dns, admin, stateDir, zones, regions, topology, pools, probes, cluster, null, null,
+        baseDir);
   }
 
   /** A single-node configuration (no {@code cluster:} section). */
@@ -62,7 +94,7 @@ public record SluiceConfig(
       Map<String, PoolConfig> pools,
       ProbeConfig probes,
       Path baseDir) {
-    this(dns, admin, stateDir, zones, regions, topology, pools, probes, null, null, baseDir);
+    this(dns, admin, stateDir, zones, regions, topology, pools, probes, null, null, null, baseDir);
   }
 
   /** Whether this node shares its state with the other nodes of a cluster (through etcd). */
@@ -81,7 +113,18 @@ public record SluiceConfig(
   /** The same configuration with relative paths resolved against {@code dir}. */
   public SluiceConfig withBaseDir(Path dir) {
     return new SluiceConfig(
-        dns, admin, stateDir, zones, regions, topology, pools, probes, cluster, notifications, dir);
+        dns,
+        admin,
+        stateDir,
+        zones,
+        regions,
+        topology,
+        pools,
+        probes,
+        cluster,
+        notifications,
+        observability,
+        dir);
   }
 
   /** The same configuration with other admin settings. */
@@ -97,6 +140,7 @@ public record SluiceConfig(
         probes,
         cluster,
         notifications,
+        observability,
         baseDir);
   }
 
@@ -177,5 +221,6 @@ public record SluiceConfig(
       cluster.validate("cluster", this, p);
     }
     notifications.validate("notifications", this, p);
+    observability.validate("observability", p);
   }
 }

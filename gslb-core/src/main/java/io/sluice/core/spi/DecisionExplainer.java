@@ -11,6 +11,19 @@ public interface DecisionExplainer {
   Explanation explain(String service, AddressFamily family, ClientInfo client);
 
   /**
+   * The same explanation on {@code snapshot} instead of the current state: a state served earlier,
+   * rebuilt from the history ({@code sluice ctl why}). An explainer that only knows the current
+   * state refuses.
+   */
+  default Explanation explain(
+      io.sluice.core.state.Snapshot snapshot,
+      String service,
+      AddressFamily family,
+      ClientInfo client) {
+    throw new UnsupportedOperationException("this explainer cannot explain an earlier state");
+  }
+
+  /**
    * A few networks of each region that only the GeoIP database knows (region name to networks),
    * from the configuration serving now; empty without a database.
    */

@@ -10,6 +10,7 @@ import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.dns.dnssec.SignedZone;
+import io.sluice.dns.tap.DnstapOutput;
 import io.sluice.dns.transfer.ZoneTransfers;
 import io.sluice.dns.zone.Resolution;
 import io.sluice.dns.zone.Zone;
@@ -60,6 +61,8 @@ public final class Responder {
   private final AnswerPlanner planner;
   private volatile boolean plannerFailureLogged;
   private volatile boolean missingZonesLogged;
+  // dnstap output; null (the default) costs one read per query.
+  private volatile DnstapOutput tap;
 
   private final GslbMetrics metrics;
   private final SnapshotStore store;
@@ -184,7 +187,11 @@ public final class Responder {
     Snapshot snapshot = store == null ? null : store.current();
     ServedZones s = zonesOf(snapshot);
     Query q = QueryParser.parse(in, len);
+    DnstapOutput dnstap = tap;
     if (q == null) {
+      if (dnstap != null) {
+        dnstap.offer(in, len, null, client, transport == Transport.TCP);
+      }
       metrics.dnsQuery(
           "",
           DnsQueryLabels.NO_QUESTION,
@@ -218,7 +225,18 @@ public final class Responder {
         transport == Transport.TCP,
         end - start,
         end);
+    if (dnstap != null) {
+      dnstap.offer(in, len, out, client, transport == Transport.TCP);
+    }
     return out;
+  }
+
+  /**
+   * Sends every query and response to {@code output} from now on (null: none); set once at start.
+   * The query path only hands them to its bounded queue.
+   */
+  public void tap(DnstapOutput output) {
+    this.tap = output;
   }
 
   /**

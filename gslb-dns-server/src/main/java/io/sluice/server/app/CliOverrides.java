@@ -48,6 +48,7 @@ public record CliOverrides(
         config.probes(),
         config.cluster(),
         config.notifications(),
+        config.observability(),
         config.baseDir());
   }
 }

@@ -359,6 +359,9 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
     Map<String, Object> details = new LinkedHashMap<>();
     if (draft.source().fromFile()) {
       details.put("file", file.toString());
+    } else if (draft.reason() != null && !draft.reason().isBlank()) {
+      // The operator's why (a push's, a rollback's, a promoted shadow chain's) beside what changed.
+      details.put("reason", draft.reason());
     }
     ConfigVersion[] recorded = new ConfigVersion[1];
     try {
@@ -477,6 +480,23 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
         reason,
         clock.getAsLong(),
         restores);
+  }
+
+  /**
+   * Kept version {@code n} as the node would run it (for explaining an earlier answer); throws when
+   * it is no longer kept or cannot be loaded.
+   */
+  public SluiceConfig configOf(long n) throws IOException, ConfigException {
+    ConfigVersion v =
+        version(n)
+            .orElseThrow(
+                () ->
+                    new ConfigException(
+                        "configuration version " + n,
+                        "",
+                        "is no longer kept in the configuration history"));
+    store.fetch(v);
+    return load(v, name(v));
   }
 
   private static String name(ConfigVersion v) {

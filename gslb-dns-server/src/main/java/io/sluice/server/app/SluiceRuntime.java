@@ -1,6 +1,7 @@
 package io.sluice.server.app;
 
 import io.etcd.jetcd.Client;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.sluice.admin.cli.NodeRecord;
 import io.sluice.admin.metrics.ClusterMeters;
 import io.sluice.admin.metrics.DivergenceMeters;
@@ -19,6 +20,8 @@ import io.sluice.core.config.history.ConfigStore;
 import io.sluice.core.config.history.FileConfigStore;
 import io.sluice.core.divergence.PeriodicDivergenceCheck;
 import io.sluice.core.health.PoolLoadFeed;
+import io.sluice.core.history.PastStates;
+import io.sluice.core.history.StateHistory;
 import io.sluice.core.notify.SharedCursors;
 import io.sluice.core.notify.Webhooks;
 import io.sluice.core.spi.CookieRotation;
@@ -44,6 +47,7 @@ import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.CookieKeyring;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.dns.server.InheritedSockets;
+import io.sluice.dns.tap.DnstapOutput;
 import io.sluice.dns.transfer.TransferZones;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
@@ -83,6 +87,8 @@ public final class SluiceRuntime implements AutoCloseable {
   private SigningMaintenance signing;
   // The periodic answer-divergence check; null on a single node.
   private PeriodicDivergenceCheck divergence;
+  // The policy planner's sampler and the state history; closed after the DNS listeners.
+  private LookBack lookBack;
   // The DNSSEC keys of the signed zones, and the clock that tells the signer of timing instants.
   private KeyDirectory dnssecKeys;
   private AutoCloseable keyTicks;
@@ -265,10 +271,17 @@ public final class SluiceRuntime implements AutoCloseable {
     ClusterConnection cluster = null;
     ClusterMembership membership = null;
     PeriodicDivergenceCheck divergence = null;
+    LookBack lookBack = null;
     SigningMaintenance signing = null;
     Webhooks webhooks = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
+      lookBack = new LookBack(planner);
+      FunctionCounter.builder(
+              "sluice_decision_samples_dropped", planner, PolicyPlanner::droppedSamples)
+          .description(
+              "Sampled answers (shadow chain, decision log) dropped because the sampler was behind")
+          .register(metrics.registry());
       // A cluster node shares its operator state through etcd; its state directory keeps its copy.
       // Its automatic steps run only while it leads. Nothing here waits for etcd.
       cluster = ClusterConnection.open(stateConfig);
@@ -332,7 +345,39 @@ public final class SluiceRuntime implements AutoCloseable {
           PoolLoadFeed.create(
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
       loads.start(LOAD_TICK);
+      PastStates past = PastStates.NONE;
+      if (config.observability().history().enabled()) {
+        // Started after the durable traffic state is restored: the first state recorded is the
+        // one served.
+        StateHistory stateHistory =
+            StateHistory.open(
+                stateConfig.stateDirectory(),
+                config.observability().history(),
+                System::currentTimeMillis,
+                versions::applied);
+        lookBack.history(stateHistory);
+        stateHistory.follow(store);
+        past =
+            stateHistory.over(
+                n -> {
+                  SluiceConfig running = store.current().config();
+                  return n == versions.applied() ? running : versions.configOf(n);
+                });
+      }
       node = SluiceNode.start(store, publisher, planner, gslb, inherited);
+      if (config.observability().dnstap().enabled()) {
+        DnstapOutput dnstap =
+            DnstapOutput.open(config.observability().dnstap(), stateConfig.stateDirectory());
+        node.responder().tap(dnstap);
+        lookBack.dnstap(dnstap);
+        FunctionCounter.builder("sluice_dnstap_dropped", dnstap, DnstapOutput::dropped)
+            .description(
+                "dnstap messages dropped: the writer's queue was full or no reader was connected")
+            .register(metrics.registry());
+        FunctionCounter.builder("sluice_dnstap_messages", dnstap, DnstapOutput::written)
+            .description("dnstap messages written (a query and its response are two)")
+            .register(metrics.registry());
+      }
       SluiceNode signedNode = node;
       signing =
           SigningMaintenance.start(
@@ -387,7 +432,8 @@ public final class SluiceRuntime implements AutoCloseable {
         admin.withCookieRotation(cookieRotation).withProbes(probes);
         admin.withDnssecKeys(
             new KeyManager(dnssecKeys, traffic.auditSink(), KeyManager.KeyStore.of(dnssecKeys)));
-        admin.withLoadFeed(loads).withConfigCommands(versions).start();
+        admin.withLoadFeed(loads).withConfigCommands(versions).withObservability(planner, past);
+        admin.start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
@@ -424,6 +470,7 @@ public final class SluiceRuntime implements AutoCloseable {
       runtime.cluster = cluster;
       runtime.membership = membership;
       runtime.divergence = divergence;
+      runtime.lookBack = lookBack;
       runtime.signing = signing;
       runtime.dnssecKeys = dnssecKeys;
       runtime.keyTicks = KeyTicks.start(dnssecKeys);
@@ -436,6 +483,7 @@ public final class SluiceRuntime implements AutoCloseable {
       partial.cluster = cluster;
       partial.membership = membership;
       partial.divergence = divergence;
+      partial.lookBack = lookBack;
       partial.signing = signing;
       partial.webhooks = webhooks;
       partial.close();
@@ -472,6 +520,11 @@ public final class SluiceRuntime implements AutoCloseable {
           default -> listen;
         };
     return host.contains(":") ? "[" + host + "]" : host;
+  }
+
+  /** The shadow sampler, the state history and dnstap of this node. */
+  public LookBack lookBack() {
+    return lookBack;
   }
 
   /** The DNS node (store, responder, port). */
@@ -583,6 +636,14 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (webhooks != null) {
       closeQuietly("webhooks", webhooks);
+    }
+    if (lookBack != null) {
+      // Their files are in the state directory too: a process taking over opens them next. The
+      // answers given after this are not tapped or sampled.
+      if (node != null) {
+        node.responder().tap(null);
+      }
+      closeQuietly("decision sampler, state history and dnstap", lookBack);
     }
     if (traffic != null) {
       closeQuietly("traffic system", traffic);
