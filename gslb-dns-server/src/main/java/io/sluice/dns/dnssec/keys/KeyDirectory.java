@@ -185,7 +185,7 @@ public final class KeyDirectory implements ZoneKeySource {
    * zone whose setup asks for it and whose directory holds no key; zones no longer signed are
    * dropped. Listeners hear of every zone whose keys changed.
    */
-  public synchronized LoadReport load(SluiceConfig config) {
+  public LoadReport load(SluiceConfig config) {
     return load(ZoneSetup.of(config).values());
   }
 
@@ -199,34 +199,43 @@ public final class KeyDirectory implements ZoneKeySource {
   }
 
   /** Like {@link #load(SluiceConfig)}, for the given setups. */
-  public synchronized LoadReport load(Iterable<ZoneSetup> setups) {
+  public LoadReport load(Iterable<ZoneSetup> setups) {
     List<KeyFileException> problems = new ArrayList<>();
     List<String> generated = new ArrayList<>();
-    Map<Name, Loaded> before = zones;
-    Map<Name, Loaded> next = new LinkedHashMap<>();
-    for (ZoneSetup s : setups) {
-      next.put(s.zone(), loadZone(s, before.get(s.zone()), problems, generated));
+    List<Name> changed;
+    synchronized (this) {
+      Map<Name, Loaded> before = zones;
+      Map<Name, Loaded> next = new LinkedHashMap<>();
+      for (ZoneSetup s : setups) {
+        next.put(s.zone(), loadZone(s, before.get(s.zone()), problems, generated));
+      }
+      listed = List.copyOf(next.keySet());
+      // A zone no longer signed keeps its keys: the build that dropped it may still be rejected
+      // by a later step, and the configuration served until then still signs it.
+      before.forEach(next::putIfAbsent);
+      changed = publish(before, next);
     }
-    listed = List.copyOf(next.keySet());
-    // A zone no longer signed keeps its keys: the build that dropped it may still be rejected by a
-    // later step, and the configuration served until then still signs it.
-    before.forEach(next::putIfAbsent);
-    publish(before, next);
+    // Outside the lock: a listener may start a build, which loads keys on another thread.
+    changed.forEach(this::tell);
     return new LoadReport(problems, generated);
   }
 
   /** Reloads the key files of one signed zone (after a rollover step rewrote them). */
-  public synchronized LoadReport reload(Name zone) {
-    Map<Name, Loaded> before = zones;
-    Loaded old = before.get(zone);
-    if (old == null) {
-      throw new IllegalArgumentException(zone + " is not a signed zone");
-    }
+  public LoadReport reload(Name zone) {
     List<KeyFileException> problems = new ArrayList<>();
     List<String> generated = new ArrayList<>();
-    Map<Name, Loaded> next = new LinkedHashMap<>(before);
-    next.put(zone, loadZone(old.setup(), old, problems, generated));
-    publish(before, next);
+    List<Name> changed;
+    synchronized (this) {
+      Map<Name, Loaded> before = zones;
+      Loaded old = before.get(zone);
+      if (old == null) {
+        throw new IllegalArgumentException(zone + " is not a signed zone");
+      }
+      Map<Name, Loaded> next = new LinkedHashMap<>(before);
+      next.put(zone, loadZone(old.setup(), old, problems, generated));
+      changed = publish(before, next);
+    }
+    changed.forEach(this::tell);
     return new LoadReport(problems, generated);
   }
 
@@ -256,15 +265,18 @@ public final class KeyDirectory implements ZoneKeySource {
     due.forEach(this::tell);
   }
 
-  private void publish(Map<Name, Loaded> before, Map<Name, Loaded> next) {
+  /** Swaps {@code next} in; returns the zones whose keys changed. */
+  private List<Name> publish(Map<Name, Loaded> before, Map<Name, Loaded> next) {
     // Configuration order, for listings.
     zones = Collections.unmodifiableMap(new LinkedHashMap<>(next));
+    List<Name> changed = new ArrayList<>();
     for (Map.Entry<Name, Loaded> e : next.entrySet()) {
       Loaded old = before.get(e.getKey());
       if (old == null || !old.keys().equals(e.getValue().keys())) {
-        tell(e.getKey());
+        changed.add(e.getKey());
       }
     }
+    return changed;
   }
 
   private void tell(Name zone) {
