@@ -114,6 +114,17 @@ zones:
       - { name: sip, type: AAAA, data: "2001:db8::60" }
     services:
       - { name: app, ttl: 30, pools: [east] }
+  # DNSSEC: signed online, its key generated on first start into the state directory.
+  - origin: signed.test.
+    soa: { mname: ns1.signed.test., rname: hostmaster.signed.test., minimum: 120 }
+    ns: [ns1.signed.test.]
+    dnssec: { algorithm: ECDSAP256SHA256 }
+    records:
+      - { name: ns1, type: A, data: 192.0.2.53 }
+      - { name: www, type: A, data: 192.0.2.80 }
+      - { name: "*.apps", type: A, data: 192.0.2.90 }
+    services:
+      - { name: app, ttl: 30, pools: [east] }
 YAML
 
 port=$(free_port) || exit 1
@@ -238,6 +249,15 @@ CONF
   expect "cookie made by Sluice is valid at Knot" "COOKIE: ${from_sluice:-none} \\(good\\)" \
     "${kd[@]}" +cookie="${from_sluice:-00}" www.example.test A
 fi
+
+# DNSSEC (docs/dnssec.md): RRSIGs only with DO; compact denial (NSEC with NXNAME, type 128).
+expect "kdig +dnssec static A"           'RRSIG.*A 13 3 '                 "${k[@]}" +dnssec www.signed.test A
+refute "kdig without DO: no RRSIG"        'RRSIG'                          "${k[@]}" www.signed.test A
+expect "kdig +dnssec DNSKEY"             'DNSKEY.*257 3 13'               "${k[@]}" +dnssec signed.test DNSKEY
+expect "kdig +dnssec GSLB answer"        'RRSIG.*A 13 3 30 '              "${k[@]}" +dnssec app.signed.test A
+expect "kdig +dnssec wildcard labels"    'RRSIG.*A 13 3 '                 "${k[@]}" +dnssec x.apps.signed.test A
+expect "kdig +dnssec compact NXDOMAIN"   'NSEC.*\\000\.nope\.signed\.test\..*(NXNAME|TYPE128)' "${k[@]}" +dnssec nope.signed.test A
+expect "kdig +dnssec NODATA NSEC"        'NSEC.*A RRSIG NSEC'             "${k[@]}" +dnssec www.signed.test TXT
 
 # unbound with Sluice as a stub zone, on its own loopback port.
 uport=$(free_port) || exit 1

@@ -19,7 +19,13 @@ final class Backend implements AutoCloseable {
   private volatile Set<Long> refused = Set.of();
 
   Backend(String address) throws IOException {
+    this(address, 0);
+  }
+
+  /** A backend on {@code address} and {@code port} (0: any free port). */
+  Backend(String address, int port) throws IOException {
     this.address = address;
+    this.port = port;
     start();
   }
 

@@ -7,6 +7,7 @@ import io.sluice.admin.cli.CtlMain;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.health.EndpointHealth;
 import io.sluice.core.health.Verdict;
+import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.dns.client.DnsjavaVerifier;
 import io.sluice.server.app.CliOverrides;
@@ -74,9 +75,19 @@ final class LiveNode implements AutoCloseable {
 
   /** As {@link #start(Path, String)}, with {@code adminToken} for requests when it is not null. */
   static LiveNode start(Path dir, String yaml, String adminToken) throws Exception {
+    return start(dir, yaml, adminToken, Ticker.SYSTEM);
+  }
+
+  /**
+   * As {@link #start(Path, String, String)}, with {@code clock} as the traffic controller's and the
+   * admin API's clock (see {@link SluiceRuntime#start(io.sluice.core.config.SluiceConfig, Path,
+   * CliOverrides, Ticker)}).
+   */
+  static LiveNode start(Path dir, String yaml, String adminToken, Ticker clock) throws Exception {
     Path file = dir.resolve("sluice.yaml");
     Files.writeString(file, yaml);
-    SluiceRuntime runtime = SluiceRuntime.start(ConfigLoader.load(file), file, CliOverrides.NONE);
+    SluiceRuntime runtime =
+        SluiceRuntime.start(ConfigLoader.load(file), file, CliOverrides.NONE, clock);
     try {
       String token = adminToken;
       if (token == null) {
@@ -201,6 +212,16 @@ final class LiveNode implements AutoCloseable {
         bearer);
   }
 
+  /** A DELETE with the admin token. */
+  Reply delete(String path) throws IOException, InterruptedException {
+    return delete(path, token);
+  }
+
+  /** A DELETE with {@code bearer} as the token. */
+  Reply delete(String path, String bearer) throws IOException, InterruptedException {
+    return send(HttpRequest.newBuilder(URI.create(adminUrl() + path)).DELETE(), bearer);
+  }
+
   /** A PUT with the admin token. */
   Reply put(String path, String body) throws IOException, InterruptedException {
     return send(
@@ -233,6 +254,45 @@ final class LiveNode implements AutoCloseable {
             b.header("Authorization", "Bearer " + bearer).timeout(Duration.ofSeconds(5)).build(),
             HttpResponse.BodyHandlers.ofString());
     return new Reply(r.statusCode(), r.body());
+  }
+
+  /** The actions of the newest 1000 audit events, newest first. */
+  List<String> auditActions() throws IOException, InterruptedException {
+    List<String> out = new ArrayList<>();
+    for (JsonNode e : get("/api/v1/audit?limit=1000").json().path("events")) {
+      out.add(e.path("action").asText());
+    }
+    return out;
+  }
+
+  // ---- waiting for a state (never asserting how fast it comes) ----
+
+  /** Polls {@code c} until it holds, failing after a generous 30 s. */
+  static void waitFor(String what, java.util.function.BooleanSupplier c)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (!c.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  /** A condition that may ask the node over its API. */
+  interface Check {
+    boolean holds() throws Exception;
+  }
+
+  /** {@code c} as a condition for {@link #waitFor}; a failed request fails the test. */
+  static java.util.function.BooleanSupplier api(Check c) {
+    return () -> {
+      try {
+        return c.holds();
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    };
   }
 
   // ---- sluice ctl ----

@@ -3,16 +3,12 @@ package io.sluice.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.core.health.Verdict;
 import io.sluice.core.state.Shift;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -58,7 +54,7 @@ class OperatorActionsEndToEndTest {
     primary = new Backend(PRIMARY);
     standby = new Backend(STANDBY);
     node = LiveNode.start(dir, config(primary.port(), standby.port()));
-    waitFor(
+    LiveNode.waitFor(
         "both pools up",
         () -> verdict("primary/a") == Verdict.UP && verdict("standby/a") == Verdict.UP);
   }
@@ -94,38 +90,6 @@ class OperatorActionsEndToEndTest {
     throw new AssertionError("no status for " + SERVICE);
   }
 
-  private List<String> auditActions() throws Exception {
-    List<String> out = new ArrayList<>();
-    for (JsonNode e : node.get("/api/v1/audit?limit=1000").json().path("events")) {
-      out.add(e.path("action").asText());
-    }
-    return out;
-  }
-
-  private static void waitFor(String what, BooleanSupplier c) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        fail("timed out waiting for " + what);
-      }
-      Thread.sleep(20);
-    }
-  }
-
-  private interface Check {
-    boolean holds() throws Exception;
-  }
-
-  private static BooleanSupplier api(Check c) {
-    return () -> {
-      try {
-        return c.holds();
-      } catch (Exception e) {
-        throw new AssertionError(e);
-      }
-    };
-  }
-
   private List<String> answers(String subnet) throws Exception {
     return LiveNode.addresses(node.query(SERVICE, subnet));
   }
@@ -134,31 +98,34 @@ class OperatorActionsEndToEndTest {
   void aFailbackConfirmedAfterARealOutageIsNotBackedOutByTheOutagesProbeFailures()
       throws Exception {
     primary.kill();
-    waitFor("the primary's verdict down", () -> verdict("primary/a") == Verdict.DOWN);
-    waitFor("the failover completed", api(() -> shiftPercent("failover") == 100));
-    waitFor("the failover ramp settled", api(() -> status().path("ramp").isNull()));
+    LiveNode.waitFor("the primary's verdict down", () -> verdict("primary/a") == Verdict.DOWN);
+    LiveNode.waitFor("the failover completed", LiveNode.api(() -> shiftPercent("failover") == 100));
+    LiveNode.waitFor(
+        "the failover ramp settled", LiveNode.api(() -> status().path("ramp").isNull()));
     // Keep the outage going a while: the probe window fills with failures.
     long failuresBefore = node.store().current().health().get("primary/a").failures();
-    waitFor(
+    LiveNode.waitFor(
         "20 more failed checks of the primary",
         () -> node.store().current().health().get("primary/a").failures() >= failuresBefore + 20);
     assertEquals(List.of(STANDBY), answers("10.0.0.0/24"));
 
     primary.start();
-    waitFor("the primary's verdict up", () -> verdict("primary/a") == Verdict.UP);
-    waitFor(
+    LiveNode.waitFor("the primary's verdict up", () -> verdict("primary/a") == Verdict.UP);
+    LiveNode.waitFor(
         "the failback proposal",
-        api(() -> status().path("pending").path("kind").asText().equals("failback")));
+        LiveNode.api(() -> status().path("pending").path("kind").asText().equals("failback")));
     double windowErrorRate = node.store().current().health().get("primary/a").errorRate();
     assertTrue(
         windowErrorRate > 0.05, "the probe window still holds the outage: " + windowErrorRate);
 
     LiveNode.Reply confirm = node.post(SVC + "/confirm", "{\"reason\":\"primary is back\"}");
     assertEquals(200, confirm.status(), confirm.body());
-    waitFor("the failback at its last step", api(() -> shiftPercent("failover") == 0));
-    waitFor("the failback ramp settled", api(() -> status().path("ramp").isNull()));
+    LiveNode.waitFor(
+        "the failback at its last step", LiveNode.api(() -> shiftPercent("failover") == 0));
+    LiveNode.waitFor(
+        "the failback ramp settled", LiveNode.api(() -> status().path("ramp").isNull()));
     assertEquals(List.of(PRIMARY), answers("10.0.0.0/24"));
-    List<String> actions = auditActions();
+    List<String> actions = node.auditActions();
     assertTrue(!actions.contains("gate-failed"), "no gate failure: " + actions);
     JsonNode switches = node.get("/api/v1/switches?service=app.example.test").json();
     JsonNode failback = null;
@@ -207,7 +174,7 @@ class OperatorActionsEndToEndTest {
     LiveNode.Reply again = node.post(SVC + "/move", body);
     assertEquals(200, first.status(), first.body());
     assertEquals(first.body(), again.body(), "the first result, not a conflict");
-    long moves = auditActions().stream().filter("move-start"::equals).count();
+    long moves = node.auditActions().stream().filter("move-start"::equals).count();
     assertEquals(1, moves, "one change, audited once");
     LiveNode.Reply other = node.post(SVC + "/move", body.replace("inc-42.move", "inc-43.move"));
     assertEquals(409, other.status(), "a new request id is a new command: " + other.body());

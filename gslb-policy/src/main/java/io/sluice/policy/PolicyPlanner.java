@@ -20,9 +20,12 @@ import io.sluice.policy.topology.ClientTopology;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -221,6 +224,28 @@ public final class PolicyPlanner implements AnswerPlanner, DecisionExplainer, Sh
     int regions = c.regions().size();
     boolean unmapped = regions == 0 || s.config().topology().defaultRegion() == null;
     return regions + (unmapped ? 1 : 0);
+  }
+
+  @Override
+  public List<Decision> decisions(Snapshot s, String service, AddressFamily family) {
+    CompiledConfig c = compiledFor(s);
+    ServiceState st = c == null ? null : stateFor(s, c, service);
+    if (st == null) {
+      return List.of();
+    }
+    List<Decision> out = new ArrayList<>();
+    Set<Answers> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Outcome[] byRegion : st.outcomes[family.ordinal()]) {
+      for (Outcome o : byRegion) {
+        Answers a = o.answers();
+        if (seen.add(a)) {
+          for (int v = 0; v < a.spread.variants(); v++) {
+            out.add(a.decision(v, 0));
+          }
+        }
+      }
+    }
+    return out;
   }
 
   @Override

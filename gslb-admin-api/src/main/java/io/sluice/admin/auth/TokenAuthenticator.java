@@ -5,6 +5,7 @@ import io.sluice.core.control.Actor;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -23,7 +24,19 @@ public final class TokenAuthenticator {
   private final Supplier<List<TokenConfig>> source;
   private volatile Table table;
 
-  private record Entry(byte[] hash, Actor actor) {}
+  private record Entry(byte[] hash, Actor actor, Instant expiresAt) {}
+
+  /** What a presented token is: accepted (with its actor), expired, or not a configured token. */
+  public sealed interface Check permits Accepted, Expired, Unknown {}
+
+  /** A configured, unexpired token and who it is. */
+  public record Accepted(Actor actor) implements Check {}
+
+  /** A configured token past its {@code expires} time. */
+  public record Expired(String name, Instant at) implements Check {}
+
+  /** No configured token (or no bearer token at all). */
+  public record Unknown() implements Check {}
 
   /** The decoded entries of one token list, kept with the list they were decoded from. */
   private record Table(List<TokenConfig> tokens, List<Entry> entries) {
@@ -33,7 +46,10 @@ public final class TokenAuthenticator {
           tokens.stream()
               .map(
                   t ->
-                      new Entry(HexFormat.of().parseHex(t.sha256()), new Actor(t.name(), t.role())))
+                      new Entry(
+                          HexFormat.of().parseHex(t.sha256()),
+                          new Actor(t.name(), t.role(), t.scope()),
+                          t.expiresAt()))
               .toList());
     }
   }
@@ -66,24 +82,41 @@ public final class TokenAuthenticator {
 
   /**
    * The actor of an {@code Authorization} header value ({@code Bearer <token>}), or empty when the
-   * header is missing, malformed or names no configured token.
+   * header is missing, malformed, names no configured token or an expired one (by the system
+   * clock).
    */
   public Optional<Actor> authenticate(String authorization) {
+    return check(authorization, System.currentTimeMillis()) instanceof Accepted a
+        ? Optional.of(a.actor())
+        : Optional.empty();
+  }
+
+  /**
+   * What the token of an {@code Authorization} header value ({@code Bearer <token>}) is at {@code
+   * nowMillis}: accepted, expired, or unknown (also when the header is missing or malformed).
+   */
+  public Check check(String authorization, long nowMillis) {
     if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return Optional.empty();
+      return new Unknown();
     }
     String token = authorization.substring(7).trim();
     if (token.isEmpty()) {
-      return Optional.empty();
+      return new Unknown();
     }
     byte[] presented = sha256(token);
-    Actor found = null;
+    Entry found = null;
     for (Entry e : entries()) {
       if (MessageDigest.isEqual(e.hash, presented) && found == null) {
-        found = e.actor;
+        found = e;
       }
     }
-    return Optional.ofNullable(found);
+    if (found == null) {
+      return new Unknown();
+    }
+    if (found.expiresAt != null && nowMillis >= found.expiresAt.toEpochMilli()) {
+      return new Expired(found.actor.name(), found.expiresAt);
+    }
+    return new Accepted(found.actor);
   }
 
   /** The lower-case hex SHA-256 of a token, as it is written in the configuration. */

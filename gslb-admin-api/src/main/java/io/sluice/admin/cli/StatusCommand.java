@@ -39,6 +39,7 @@ final class StatusCommand extends ApiCommand {
     String state = frozen ? "FROZEN (global)" : "running";
     out().println(head + (colour && frozen ? Style.RED + state + Style.RESET : state));
     out().println();
+    HumanTime time = time();
     Table services =
         new Table("SERVICE", "MODE", "FROZEN", "SHARES", "RAMP", "DRILL", "PENDING", "TTL");
     List<String> pools = new ArrayList<>();
@@ -46,7 +47,9 @@ final class StatusCommand extends ApiCommand {
       if (only != null && !only.equals(s.path("service").asText())) {
         continue;
       }
-      boolean f = s.path("frozen").asBoolean() || s.path("globallyFrozen").asBoolean();
+      String window = activeWindow(st.path("maintenance"), s.path("service").asText());
+      boolean f =
+          s.path("frozen").asBoolean() || s.path("globallyFrozen").asBoolean() || window != null;
       List<String> shares = new ArrayList<>();
       s.path("shares")
           .properties()
@@ -58,11 +61,13 @@ final class StatusCommand extends ApiCommand {
       services.row(
           s.path("service").asText(),
           s.path("mode").asText("-"),
-          Style.flag(f ? "yes" : "no", f),
+          Style.flag(window != null ? "yes (" + window + ")" : f ? "yes" : "no", f),
           String.join(", ", shares),
-          summary(s.path("ramp")),
-          summary(s.path("drill")),
-          Style.flag(pending(s.path("pending")), !pending(s.path("pending")).equals("-")),
+          Style.flag(
+              ShiftCells.ramp(s.path("ramp"), time),
+              s.path("ramp").path("state").asText().equals("paused")),
+          ShiftCells.drill(s.path("drill"), time),
+          Style.flag(ShiftCells.pending(s.path("pending"), time), s.path("pending").isObject()),
           s.path("ttlServed").asText("-"));
     }
     if (only != null && services.isEmpty()) {
@@ -70,8 +75,23 @@ final class StatusCommand extends ApiCommand {
     }
     services.print(out(), colour);
     out().println();
+    JsonNode windows = st.path("maintenance");
+    if (!windows.isEmpty()) {
+      out().println("Maintenance windows:");
+      MaintenanceCommand.table(windows).print(out(), colour);
+      out().println();
+    }
     Table endpoints =
-        new Table("POOL", "REGION", "ENDPOINT", "VERDICT", "P50 MS", "P99 MS", "DRAINED", "REASON");
+        new Table(
+            "POOL",
+            "REGION",
+            "ENDPOINT",
+            "VERDICT",
+            "SINCE",
+            "P50 MS",
+            "P99 MS",
+            "DRAINED",
+            "REASON");
     for (JsonNode p : st.path("pools")) {
       String name = p.path("name").asText();
       if (only != null && !pools.contains(name)) {
@@ -84,6 +104,7 @@ final class StatusCommand extends ApiCommand {
             p.path("region").asText("-"),
             e.path("name").asText(),
             Style.verdict(e.path("verdict").asText()),
+            e.path("sinceMillis").asLong() > 0 ? time.ago(e.path("sinceMillis").asLong()) : "-",
             number(e.path("rttP50Millis")),
             number(e.path("rttP99Millis")),
             Style.flag(drained ? "yes" : "no", drained),
@@ -91,7 +112,7 @@ final class StatusCommand extends ApiCommand {
       }
     }
     endpoints.print(out(), colour);
-    Table loads = new Table("POOL", "LOAD", "OF CAPACITY", "SOURCE", "STALE");
+    Table loads = new Table("POOL", "LOAD", "OF CAPACITY", "SOURCE", "REPORTED", "STALE");
     for (JsonNode p : st.path("pools")) {
       JsonNode l = p.path("load");
       if (l.isObject() && (only == null || pools.contains(p.path("name").asText()))) {
@@ -103,6 +124,7 @@ final class StatusCommand extends ApiCommand {
                 ? percent(l.path("percentOfCapacity").asDouble())
                 : "-",
             l.path("source").asText(),
+            l.path("reportedMillis").isNumber() ? time.ago(l.path("reportedMillis").asLong()) : "-",
             Style.flag(stale ? "yes (ignored)" : "no", stale));
       }
     }
@@ -127,18 +149,7 @@ final class StatusCommand extends ApiCommand {
     return n.isNumber() ? String.format(Locale.ROOT, "%.1f", n.asDouble()) : "-";
   }
 
-  /** A one-line summary of an object such as a ramp: {@code key=value key=value}. */
-  /**
-   * What waits for a person, as on-call reads it: the kind and its summary (a paused ramp shows its
-   * gate failure, a change held by a freeze says so).
-   */
-  static String pending(JsonNode n) {
-    if (n == null || n.isMissingNode() || n.isNull() || n.isEmpty()) {
-      return "-";
-    }
-    return n.path("kind").asText("?") + ": " + n.path("summary").asText("");
-  }
-
+  /** A one-line summary of an object such as a switch step: {@code key=value key=value}. */
   static String summary(JsonNode n) {
     if (n == null || n.isMissingNode() || n.isNull() || n.isEmpty()) {
       return "-";
@@ -155,5 +166,19 @@ final class StatusCommand extends ApiCommand {
       return String.join(",", items);
     }
     return v.isValueNode() ? v.asText() : v.toString();
+  }
+
+  /** The running maintenance window that freezes {@code service}, or null. */
+  private static String activeWindow(JsonNode windows, String service) {
+    for (JsonNode w : windows) {
+      if ("active".equals(w.path("state").asText())) {
+        for (JsonNode s : w.path("services")) {
+          if (s.asText().equals(service)) {
+            return w.path("id").asText();
+          }
+        }
+      }
+    }
+    return null;
   }
 }

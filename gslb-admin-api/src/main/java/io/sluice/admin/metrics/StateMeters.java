@@ -13,6 +13,7 @@ import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.traffic.ControlState;
+import io.sluice.core.traffic.MaintenanceWindow;
 import io.sluice.core.traffic.Pending;
 import io.sluice.core.traffic.Ramp;
 import io.sluice.core.traffic.ServiceControl;
@@ -50,6 +51,7 @@ public final class StateMeters {
   private final GaugeFamily poolRegion;
   private final GaugeFamily frozen;
   private final GaugeFamily frozenAll;
+  private final GaugeFamily maintenance;
   private final GaugeFamily rampInProgress;
   private final GaugeFamily rampStep;
   private final GaugeFamily rampStepsPlanned;
@@ -135,6 +137,12 @@ public final class StateMeters {
         new GaugeFamily(
             r, "sluice_traffic_frozen", "1 while the service's automation is frozen", "service");
     frozenAll = new GaugeFamily(r, "sluice_traffic_frozen_all", "1 while every service is frozen");
+    maintenance =
+        new GaugeFamily(
+            r,
+            "sluice_maintenance_windows",
+            "Maintenance windows by state: scheduled (waiting for their start) and active",
+            "state");
     rampInProgress =
         new GaugeFamily(
             r,
@@ -259,27 +267,48 @@ public final class StateMeters {
     }
     ControlState cs = control.get();
     frozenAll.set(cs.frozen());
+    for (MaintenanceWindow.State st : MaintenanceWindow.State.values()) {
+      maintenance.set(cs.maintenance().stream().filter(w -> w.state() == st).count(), st.label());
+    }
     for (ZoneConfig z : config.zones()) {
       for (ServiceConfig svc : z.services()) {
         String name = svc.fqdn(z.origin());
         service(name, svc, cs.service(name), now);
+        frozen.set(cs.service(name).frozen() || cs.maintenanceFreezes(name), name);
         Long shortTtl = s.traffic().plan(name).ttlOverride();
         ttl.set(shortTtl != null ? shortTtl : svc.ttl(), name);
       }
     }
     for (GaugeFamily f :
         new GaugeFamily[] {
-          verdict, evidenceStale, eligible, agreeing, resultAge, poolEndpoints, poolUsable,
-          poolDrained, poolDrainedEndpoints, poolRegion, frozen, frozenAll, rampInProgress,
-              rampStep,
-          rampStepsPlanned, rampPaused, drill, pending, pendingAge, crossRegionLimit, ttl
+          verdict,
+          evidenceStale,
+          eligible,
+          agreeing,
+          resultAge,
+          poolEndpoints,
+          poolUsable,
+          poolDrained,
+          poolDrainedEndpoints,
+          poolRegion,
+          frozen,
+          frozenAll,
+          maintenance,
+          rampInProgress,
+          rampStep,
+          rampStepsPlanned,
+          rampPaused,
+          drill,
+          pending,
+          pendingAge,
+          crossRegionLimit,
+          ttl
         }) {
       f.sweep();
     }
   }
 
   private void service(String name, ServiceConfig cfg, ServiceControl sc, long now) {
-    frozen.set(sc.frozen(), name);
     Ramp ramp = sc.ramp();
     for (Ramp.Kind k : Ramp.Kind.values()) {
       rampInProgress.set(ramp != null && ramp.kind() == k, name, k.wire());

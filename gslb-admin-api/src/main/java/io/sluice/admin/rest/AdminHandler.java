@@ -24,6 +24,7 @@ import io.sluice.admin.auth.TokenAuthenticator;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.CommandRejectedException;
 import io.sluice.core.control.Problem;
+import io.sluice.core.spi.Ticker;
 import io.sluice.core.store.ClusterUnreachableException;
 import io.sluice.core.store.StoreUnavailableException;
 import java.net.InetSocketAddress;
@@ -33,7 +34,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -54,6 +54,8 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   private final Router router;
   private final TokenAuthenticator authenticator;
   private final FailedAuthLimiter limiter;
+  private final ScopeGuard scopes;
+  private final Ticker ticker;
   private final ObjectMapper mapper;
   private final ConnectionGuard guard;
   private final Executor reads;
@@ -67,6 +69,8 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
       Router router,
       TokenAuthenticator authenticator,
       FailedAuthLimiter limiter,
+      ScopeGuard scopes,
+      Ticker ticker,
       ObjectMapper m,
       ConnectionGuard guard,
       Executor reads,
@@ -74,6 +78,8 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     this.router = router;
     this.authenticator = authenticator;
     this.limiter = limiter;
+    this.scopes = scopes;
+    this.ticker = ticker;
     this.mapper = m;
     this.guard = guard;
     this.reads = reads;
@@ -319,9 +325,10 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     Route route = match.route();
     Actor actor = null;
     if (route.role() != null) {
-      Optional<Actor> who =
-          authenticator.authenticate(http.headers().get(HttpHeaderNames.AUTHORIZATION));
-      if (who.isEmpty()) {
+      TokenAuthenticator.Check who =
+          authenticator.check(
+              http.headers().get(HttpHeaderNames.AUTHORIZATION), ticker.currentTimeMillis());
+      if (!(who instanceof TokenAuthenticator.Accepted accepted)) {
         long retryAfter = limiter.retryAfterSeconds(source);
         if (retryAfter > 0) {
           return answer(
@@ -340,16 +347,25 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             source,
             LogText.escape(method),
             LogText.escape(path),
-            http.headers().contains(HttpHeaderNames.AUTHORIZATION)
-                ? "unknown token"
-                : "no bearer token");
+            who instanceof TokenAuthenticator.Expired x
+                ? "token '" + LogText.escape(x.name()) + "' expired at " + x.at()
+                : http.headers().contains(HttpHeaderNames.AUTHORIZATION)
+                    ? "unknown token"
+                    : "no bearer token");
         return answer(
             error(
-                new ApiException(401, "unauthorized", null, "a valid bearer token is required"),
+                who instanceof TokenAuthenticator.Expired x
+                    ? new ApiException(
+                        401,
+                        "token_expired",
+                        null,
+                        "token '" + x.name() + "' expired at " + x.at() + "; ask for a new one")
+                    : new ApiException(
+                        401, "unauthorized", null, "a valid bearer token is required"),
                 Map.of("WWW-Authenticate", "Bearer")),
             keepAlive);
       }
-      actor = who.get();
+      actor = accepted.actor();
       if (!Role.of(actor.role()).permits(route.role())) {
         log.warn(
             "{} (role {}) from {} refused {} {}",
@@ -372,6 +388,20 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 Map.of()),
             keepAlive,
             actor);
+      }
+    }
+    if (actor != null && actor.scope() != null) {
+      try {
+        scopes.check(route, match.params(), actor);
+      } catch (ApiException e) {
+        log.warn(
+            "{} (scope {}) from {} refused {} {}",
+            LogText.escape(actor.name()),
+            actor.scope().describe(),
+            source,
+            LogText.escape(method),
+            LogText.escape(path));
+        return Prepared.answered(error(e, Map.of()), keepAlive, actor);
       }
     }
     return Prepared.toRun(keepAlive, match, uri, actor, source);

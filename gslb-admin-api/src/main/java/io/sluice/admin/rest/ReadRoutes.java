@@ -104,6 +104,7 @@ final class ReadRoutes {
     m.put("frozen", s.traffic().frozen());
     m.put("services", control.status());
     m.put("pools", StateViews.pools(s));
+    m.put("maintenance", control.maintenance());
     return ApiResponse.ok(m);
   }
 

@@ -20,12 +20,26 @@ public final class Router {
 
   /** Adds a route. */
   public Router add(String method, String template, Role role, Route.Handler handler) {
+    return add(new Route(method, template, role, handler, false));
+  }
+
+  /**
+   * Adds a change route whose handler checks a scoped token itself, against the request body (a
+   * maintenance window's target); see {@link ScopeGuard}.
+   */
+  public Router addCheckingScope(String method, String template, Role role, Route.Handler handler) {
+    return add(new Route(method, template, role, handler, true));
+  }
+
+  private Router add(Route route) {
+    String method = route.method();
+    String template = route.template();
     for (Route r : routes) {
       if (r.method().equals(method) && r.template().equals(template)) {
         throw new IllegalArgumentException("duplicate route " + method + " " + template);
       }
     }
-    routes.add(new Route(method, template, role, handler));
+    routes.add(route);
     return this;
   }
 

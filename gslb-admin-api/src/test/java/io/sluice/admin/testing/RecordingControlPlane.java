@@ -325,6 +325,61 @@ public final class RecordingControlPlane implements ControlPlane {
   }
 
   @Override
+  public CommandResult addMaintenance(
+      Actor actor,
+      io.sluice.core.control.MaintenanceRequest window,
+      String reason,
+      String requestId)
+      throws CommandRejectedException {
+    return run(
+        "maintenance-add",
+        actor,
+        null,
+        args("target", window.target(), "reason", reason),
+        requestId,
+        s -> s);
+  }
+
+  @Override
+  public CommandResult cancelMaintenance(Actor actor, String id, String reason, String requestId)
+      throws CommandRejectedException {
+    return run(
+        "maintenance-cancel", actor, null, args("id", id, "reason", reason), requestId, s -> s);
+  }
+
+  @Override
+  public CommandResult setMember(
+      Actor actor,
+      String pool,
+      String name,
+      String address,
+      Integer weight,
+      String reason,
+      String requestId)
+      throws CommandRejectedException {
+    return run(
+        "member-set",
+        actor,
+        null,
+        args("name", pool + "/" + name, "reason", reason),
+        requestId,
+        s -> s);
+  }
+
+  @Override
+  public CommandResult removeMember(
+      Actor actor, String pool, String name, String reason, String requestId)
+      throws CommandRejectedException {
+    return run(
+        "member-remove",
+        actor,
+        null,
+        args("name", pool + "/" + name, "reason", reason),
+        requestId,
+        s -> s);
+  }
+
+  @Override
   public synchronized List<ServiceStatus> status() {
     Snapshot s = store.current();
     List<ServiceStatus> out = new ArrayList<>();

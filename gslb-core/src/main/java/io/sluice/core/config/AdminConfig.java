@@ -1,8 +1,11 @@
 package io.sluice.core.config;
 
+import io.sluice.core.control.TokenScope;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -110,6 +113,13 @@ public record AdminConfig(
     }
   }
 
+  /** Checks the scopes of the tokens against the configuration's services and pools. */
+  void validateScopes(String path, SluiceConfig config, Problems p) {
+    for (int i = 0; i < tokens.size(); i++) {
+      tokens.get(i).validateScope(Problems.index(Problems.child(path, "tokens"), i), config, p);
+    }
+  }
+
   private static boolean isLoopback(String literal) {
     try {
       return InetAddress.getByAddress(Addresses.parse(literal)).isLoopbackAddress();
@@ -152,11 +162,51 @@ public record AdminConfig(
     }
   }
 
-  /** A named bearer token with a role; {@code sha256} is the hex SHA-256 of the token. */
-  public record TokenConfig(String name, String role, String sha256) {
+  /**
+   * A named bearer token with a role; {@code sha256} is the hex SHA-256 of the token. An operator
+   * token may be limited to {@code services} (FQDNs) and {@code pools}; any token may {@code
+   * expire} at an ISO-8601 UTC time. Tokens written without them are unlimited and never expire.
+   */
+  public record TokenConfig(
+      String name,
+      String role,
+      String sha256,
+      List<String> services,
+      List<String> pools,
+      String expires) {
     public TokenConfig {
       role = role == null ? null : role.toLowerCase(Locale.ROOT);
       sha256 = sha256 == null ? null : sha256.toLowerCase(Locale.ROOT);
+      services =
+          services == null
+              ? null
+              : services.stream()
+                  .map(s -> s == null ? null : DomainNames.canonical(s.endsWith(".") ? s : s + "."))
+                  .toList();
+      // Null items are kept for validateScope to report by index.
+      pools =
+          pools == null
+              ? null
+              : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(pools));
+    }
+
+    /** A token without scope or expiry. */
+    public TokenConfig(String name, String role, String sha256) {
+      this(name, role, sha256, null, null, null);
+    }
+
+    /** The scope of a limited token, or null for a token that may change everything. */
+    public TokenScope scope() {
+      return services == null && pools == null ? null : new TokenScope(services, pools);
+    }
+
+    /** When the token stops being accepted, or null when it never does. */
+    public Instant expiresAt() {
+      try {
+        return expires == null ? null : Instant.parse(expires);
+      } catch (DateTimeParseException e) {
+        return null; // refused by validate()
+      }
     }
 
     void validate(String path, Problems p) {
@@ -168,6 +218,52 @@ public record AdminConfig(
       }
       if (p.required(Problems.child(path, "sha256"), sha256) && !sha256.matches("[0-9a-f]{64}")) {
         p.add(Problems.child(path, "sha256"), "must be 64 hex digits (the token's SHA-256)");
+      }
+      if (expires != null && expiresAt() == null) {
+        p.add(
+            Problems.child(path, "expires"),
+            "must be an ISO-8601 UTC time such as 2027-01-31T00:00:00Z, was '" + expires + "'");
+      }
+    }
+
+    /** The scope's services and pools must exist, and only an operator token has a scope. */
+    void validateScope(String path, SluiceConfig config, Problems p) {
+      if (scope() == null) {
+        return;
+      }
+      if (role != null && !role.equals("operator")) {
+        p.add(
+            Problems.child(path, services != null ? "services" : "pools"),
+            "only an operator token can be limited to services or pools (role is '"
+                + role
+                + "': an admin changes the configuration, a viewer changes nothing)");
+      }
+      if ((services == null || services.isEmpty()) && (pools == null || pools.isEmpty())) {
+        p.add(
+            Problems.child(path, services != null ? "services" : "pools"),
+            "a limited token needs at least one service or pool");
+      }
+      java.util.Set<String> known = new java.util.TreeSet<>();
+      for (ZoneConfig z : config.zones()) {
+        for (ServiceConfig s : z.services()) {
+          known.add(s.fqdn(z.origin()));
+        }
+      }
+      List<String> svc = services == null ? List.of() : services;
+      for (int i = 0; i < svc.size(); i++) {
+        if (!known.contains(svc.get(i))) {
+          p.add(
+              Problems.index(Problems.child(path, "services"), i),
+              "unknown service '" + svc.get(i) + "' (services: " + known + ")");
+        }
+      }
+      List<String> pl = pools == null ? List.of() : pools;
+      for (int i = 0; i < pl.size(); i++) {
+        if (!config.pools().containsKey(pl.get(i))) {
+          p.add(
+              Problems.index(Problems.child(path, "pools"), i),
+              "unknown pool '" + pl.get(i) + "' (pools: " + config.pools().keySet() + ")");
+        }
       }
     }
   }

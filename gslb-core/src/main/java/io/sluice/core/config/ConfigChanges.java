@@ -113,7 +113,13 @@ public record ConfigChanges(
     if (!Objects.equals(a.role(), b.role())) {
       return b.name() + " (" + a.role() + " -> " + b.role() + ")";
     }
-    return b.name() + " (new hash)";
+    if (!Objects.equals(a.sha256(), b.sha256())) {
+      return b.name() + " (new hash)";
+    }
+    if (!Objects.equals(a.scope(), b.scope())) {
+      return b.name() + " (scope " + (b.scope() == null ? "removed" : b.scope().describe()) + ")";
+    }
+    return b.name() + " (expires " + (b.expires() == null ? "never" : b.expires()) + ")";
   }
 
   private static <T> Delta delta(

@@ -69,6 +69,7 @@ public final class ConfigFiles {
         config.pools(),
         config.probes(),
         config.cluster(),
+        config.notifications(),
         config.baseDir());
   }
 
@@ -84,6 +85,7 @@ public final class ConfigFiles {
         config.pools(),
         config.probes(),
         cluster,
+        config.notifications(),
         config.baseDir());
   }
 }

@@ -20,6 +20,7 @@ public record SluiceConfig(
     Map<String, PoolConfig> pools,
     ProbeConfig probes,
     ClusterConfig cluster,
+    NotificationsConfig notifications,
     @JsonIgnore Path baseDir) {
 
   public SluiceConfig {
@@ -31,7 +32,23 @@ public record SluiceConfig(
     topology = topology == null ? TopologyConfig.defaults() : topology;
     pools = Lists.copyOrdered(pools);
     probes = probes == null ? ProbeConfig.defaults() : probes;
+    notifications = notifications == null ? NotificationsConfig.defaults() : notifications;
     baseDir = baseDir == null ? Path.of(".") : baseDir;
+  }
+
+  /** A configuration without a {@code notifications:} section. */
+  public SluiceConfig(
+      DnsConfig dns,
+      AdminConfig admin,
+      String stateDir,
+      List<ZoneConfig> zones,
+      Map<String, RegionConfig> regions,
+      TopologyConfig topology,
+      Map<String, PoolConfig> pools,
+      ProbeConfig probes,
+      ClusterConfig cluster,
+      Path baseDir) {
+    this(dns, admin, stateDir, zones, regions, topology, pools, probes, cluster, null, baseDir);
   }
 
   /** A single-node configuration (no {@code cluster:} section). */
@@ -45,7 +62,7 @@ public record SluiceConfig(
       Map<String, PoolConfig> pools,
       ProbeConfig probes,
       Path baseDir) {
-    this(dns, admin, stateDir, zones, regions, topology, pools, probes, null, baseDir);
+    this(dns, admin, stateDir, zones, regions, topology, pools, probes, null, null, baseDir);
   }
 
   /** Whether this node shares its state with the other nodes of a cluster (through etcd). */
@@ -64,13 +81,59 @@ public record SluiceConfig(
   /** The same configuration with relative paths resolved against {@code dir}. */
   public SluiceConfig withBaseDir(Path dir) {
     return new SluiceConfig(
-        dns, admin, stateDir, zones, regions, topology, pools, probes, cluster, dir);
+        dns, admin, stateDir, zones, regions, topology, pools, probes, cluster, notifications, dir);
   }
 
   /** The same configuration with other admin settings. */
   public SluiceConfig withAdmin(AdminConfig newAdmin) {
     return new SluiceConfig(
-        dns, newAdmin, stateDir, zones, regions, topology, pools, probes, cluster, baseDir);
+        dns,
+        newAdmin,
+        stateDir,
+        zones,
+        regions,
+        topology,
+        pools,
+        probes,
+        cluster,
+        notifications,
+        baseDir);
+  }
+
+  /**
+   * The configuration as it is served: every pool of this configuration with the dynamic {@code
+   * members} added through the API after its own endpoints (a member named like an endpoint of the
+   * file is left out; members of a pool the configuration does not have are not served). Returns
+   * this configuration when there are none.
+   */
+  public SluiceConfig withDynamicMembers(Map<String, List<EndpointConfig>> members) {
+    if (members.isEmpty()) {
+      return this;
+    }
+    Map<String, PoolConfig> served = new java.util.LinkedHashMap<>(pools);
+    boolean changed = false;
+    for (Map.Entry<String, List<EndpointConfig>> e : members.entrySet()) {
+      PoolConfig pc = pools.get(e.getKey());
+      if (pc == null || e.getValue().isEmpty()) {
+        continue;
+      }
+      java.util.Set<String> ids = new java.util.HashSet<>();
+      pc.endpoints().forEach(x -> ids.add(x.id()));
+      List<EndpointConfig> all = new java.util.ArrayList<>(pc.endpoints());
+      for (EndpointConfig m : e.getValue()) {
+        if (ids.add(m.id())) {
+          all.add(m);
+        }
+      }
+      served.put(
+          e.getKey(),
+          new PoolConfig(pc.region(), pc.location(), pc.capacity(), all, pc.health(), pc.load()));
+      changed = true;
+    }
+    return changed
+        ? new SluiceConfig(
+            dns, admin, stateDir, zones, regions, topology, served, probes, cluster, baseDir)
+        : this;
   }
 
   /** Resolves a path from the configuration against the directory of the configuration file. */
@@ -96,6 +159,7 @@ public record SluiceConfig(
   public void validate(Problems p) {
     dns.validate("dns", p);
     admin.validate("admin", p);
+    admin.validateScopes("admin", this, p);
     if (stateDir.isBlank()) {
       p.add("stateDir", "must not be empty");
     }
@@ -112,5 +176,6 @@ public record SluiceConfig(
     if (cluster != null) {
       cluster.validate("cluster", this, p);
     }
+    notifications.validate("notifications", this, p);
   }
 }

@@ -90,6 +90,56 @@ public interface ControlPlane {
   CommandResult drain(Actor actor, String target, boolean drained, String reason, String requestId)
       throws CommandRejectedException;
 
+  /**
+   * Schedules a maintenance window (docs/traffic.md, "Maintenance windows"); the controller starts
+   * and ends it. This default refuses, for control planes without windows.
+   */
+  default CommandResult addMaintenance(
+      Actor actor, MaintenanceRequest window, String reason, String requestId)
+      throws CommandRejectedException {
+    throw CommandRejectedException.conflict("this control plane has no maintenance windows");
+  }
+
+  /** Cancels a maintenance window: a scheduled one is dropped, a running one ends now. */
+  default CommandResult cancelMaintenance(Actor actor, String id, String reason, String requestId)
+      throws CommandRejectedException {
+    throw CommandRejectedException.conflict("this control plane has no maintenance windows");
+  }
+
+  /** The scheduled and running maintenance windows, soonest first, as the API shows them. */
+  default List<Map<String, Object>> maintenance() {
+    return List.of();
+  }
+
+  /**
+   * Adds a dynamic member to {@code pool}, or changes the address or weight of one
+   * (docs/traffic.md, "Dynamic members"); it is served and health-checked from the next snapshot,
+   * without a reload.
+   */
+  default CommandResult setMember(
+      Actor actor,
+      String pool,
+      String name,
+      String address,
+      Integer weight,
+      String reason,
+      String requestId)
+      throws CommandRejectedException {
+    throw CommandRejectedException.conflict("this control plane has no dynamic members");
+  }
+
+  /** The names of the dynamic members of {@code pool} (none for a control plane without them). */
+  default java.util.Set<String> dynamicMembers(String pool) {
+    return java.util.Set.of();
+  }
+
+  /** Removes a dynamic member of {@code pool}. */
+  default CommandResult removeMember(
+      Actor actor, String pool, String name, String reason, String requestId)
+      throws CommandRejectedException {
+    throw CommandRejectedException.conflict("this control plane has no dynamic members");
+  }
+
   /** The traffic state of every service, for status screens. */
   List<ServiceStatus> status();
 

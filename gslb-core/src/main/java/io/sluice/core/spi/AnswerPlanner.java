@@ -1,6 +1,7 @@
 package io.sluice.core.spi;
 
 import io.sluice.core.state.Snapshot;
+import java.util.List;
 
 /**
  * What the DNS module asks for the answer of a GSLB service. Implementations read the current
@@ -37,5 +38,15 @@ public interface AnswerPlanner {
   /** Like {@link #servedTtl(String)}, from {@code snapshot} (see the snapshot form of plan). */
   default long servedTtl(Snapshot snapshot, String service) {
     return servedTtl(service);
+  }
+
+  /**
+   * Every decision {@code service} can give for {@code family} in {@code snapshot}, whoever asks
+   * (each client region, cohort and variant; ECS scopes aside). Signed zones sign each distinct
+   * answer before the snapshot is published, so a query never waits for a signature; a planner that
+   * cannot tell returns an empty list and its answers are signed on first use.
+   */
+  default List<Decision> decisions(Snapshot snapshot, String service, AddressFamily family) {
+    return List.of();
   }
 }

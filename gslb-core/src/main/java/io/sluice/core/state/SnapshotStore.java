@@ -24,6 +24,7 @@ public final class SnapshotStore {
   // Writers only: a change may have to be made durable before it is published (see update).
   private final ReentrantLock writers = new ReentrantLock();
   private final List<Consumer<Snapshot>> listeners = new CopyOnWriteArrayList<>();
+  private final List<Consumer<Snapshot>> preparers = new CopyOnWriteArrayList<>();
   private VersionReserver reserver;
   private long reservedThrough = Long.MAX_VALUE;
 
@@ -93,6 +94,7 @@ public final class SnapshotStore {
         return prev;
       }
       versioned = next.withVersion(prev.version() + 1);
+      prepare(versioned);
       reserve(versioned.version());
       beforePublish.accept(versioned);
       current = versioned;
@@ -101,6 +103,33 @@ public final class SnapshotStore {
     }
     notifyListeners(versioned);
     return versioned;
+  }
+
+  /**
+   * Runs every preparer on {@code next} before it is published; one that throws is logged and the
+   * snapshot published all the same (a preparer only makes work the query path would otherwise do).
+   */
+  private void prepare(Snapshot next) {
+    for (Consumer<Snapshot> p : preparers) {
+      try {
+        p.accept(next);
+      } catch (RuntimeException e) {
+        LOG.log(
+            System.Logger.Level.ERROR,
+            "a snapshot preparer failed on version " + next.version(),
+            e);
+      }
+    }
+  }
+
+  /**
+   * Adds {@code preparer}, called on the writer's thread with every snapshot before it is
+   * published, while queries still read the previous one: work the new snapshot needs ready (such
+   * as signing the answers it may give) is done there instead of on the query path. It must not
+   * block on anything but CPU.
+   */
+  public void addPreparer(Consumer<Snapshot> preparer) {
+    preparers.add(preparer);
   }
 
   /**

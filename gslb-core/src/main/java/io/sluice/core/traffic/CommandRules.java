@@ -1,10 +1,14 @@
 package io.sluice.core.traffic;
 
+import io.sluice.core.config.Addresses;
 import io.sluice.core.config.PoolConfig;
 import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.CommandProblems;
+import io.sluice.core.control.MaintenanceKind;
+import io.sluice.core.control.MaintenanceRequest;
 import io.sluice.core.health.PoolLoadFeed;
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +33,14 @@ public final class CommandRules {
 
   /** The longest reason recorded in the audit log. */
   public static final int MAX_REASON = 1000;
+
+  /** The longest maintenance window, in seconds (a week). */
+  public static final long MAX_MAINTENANCE_SECONDS = 7 * 86_400;
+
+  /** How far ahead a maintenance window may be scheduled, in days. */
+  public static final long MAX_MAINTENANCE_AHEAD_DAYS = 366;
+
+  private static final Pattern MEMBER_NAME = Pattern.compile("[A-Za-z0-9._-]{1,63}");
 
   private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
@@ -173,6 +185,100 @@ public final class CommandRules {
     } else if (slash >= 0
         && pc.endpoints().stream().noneMatch(e -> PoolConfig.endpointKey(pool, e).equals(target))) {
       p.add("target", "pool '" + pool + "' has no endpoint '" + target.substring(slash + 1) + "'");
+    }
+  }
+
+  /**
+   * A maintenance window: a {@code kind}, a target of that kind (see {@link #drainTarget} for a
+   * drain; a move names a service and takes the {@link #move} pool rules), a start that is not in
+   * the past (null: now) and at most {@value #MAX_MAINTENANCE_AHEAD_DAYS} days ahead, and a
+   * duration of 1..{@value #MAX_MAINTENANCE_SECONDS} seconds.
+   */
+  public static void maintenance(
+      CommandProblems p, SluiceConfig config, MaintenanceRequest w, long now) {
+    if (w.kind() == null) {
+      p.add("kind", "is required: drain or move");
+    } else {
+      Maintenance.target(p, config, w.kind(), w.target(), w.from(), w.to());
+    }
+    if (w.startMillis() != null) {
+      if (w.startMillis() < now) {
+        p.add(
+            "start",
+            "is in the past ("
+                + Instant.ofEpochMilli(w.startMillis())
+                + ", now "
+                + Instant.ofEpochMilli(now)
+                + "); leave it out to start now");
+      } else if (w.startMillis() - now > MAX_MAINTENANCE_AHEAD_DAYS * 86_400_000L) {
+        p.add(
+            "start",
+            "must be at most "
+                + MAX_MAINTENANCE_AHEAD_DAYS
+                + " days ahead, was "
+                + Instant.ofEpochMilli(w.startMillis()));
+      }
+    }
+    if (w.durationSeconds() == null) {
+      p.add("duration", "is required");
+    } else if (w.durationSeconds() < 1 || w.durationSeconds() > MAX_MAINTENANCE_SECONDS) {
+      p.add(
+          "duration",
+          "must be 1 s.."
+              + MAX_MAINTENANCE_SECONDS / 86_400
+              + " days, was "
+              + w.durationSeconds()
+              + " s");
+    }
+  }
+
+  /** The kind named {@code label}; adds a problem and returns null when it names none. */
+  public static MaintenanceKind maintenanceKind(CommandProblems p, String label) {
+    if (label == null) {
+      return null; // reported by maintenance() as missing
+    }
+    MaintenanceKind k = MaintenanceKind.of(label);
+    if (k == null) {
+      p.add("kind", "must be one of drain, move; was '" + label + "'");
+    }
+    return k;
+  }
+
+  /**
+   * A dynamic member of a pool (added or re-weighted through the API): a pool of the configuration,
+   * a name of 1..63 letters, digits and {@code . _ -} that is not an endpoint of the configuration
+   * file ({@code fileEndpoints}: the pool's endpoints the file declares), an IP address, and a
+   * weight of 0..{@value #MAX_WEIGHT} (null: 1), the rules of a configured endpoint.
+   */
+  public static void member(
+      CommandProblems p,
+      SluiceConfig config,
+      String pool,
+      Set<String> fileEndpoints,
+      String name,
+      String address,
+      Integer weight) {
+    if (pool == null || !config.pools().containsKey(pool)) {
+      p.add("pool", "unknown pool '" + pool + "' (pools: " + config.pools().keySet() + ")");
+    }
+    if (name == null || !MEMBER_NAME.matcher(name).matches()) {
+      p.add("name", "must be 1..63 letters, digits and . _ -, was '" + name + "'");
+    } else if (fileEndpoints.contains(name)) {
+      p.add(
+          "name",
+          "'"
+              + name
+              + "' is an endpoint of pool '"
+              + pool
+              + "' in the configuration file; only members added through the API change here");
+    }
+    if (address == null) {
+      p.add("address", "is required");
+    } else if (!Addresses.isLiteral(address)) {
+      p.add("address", "must be an IP address, was '" + address + "'");
+    }
+    if (weight != null && (weight < 0 || weight > MAX_WEIGHT)) {
+      p.add("weight", "must be 0.." + MAX_WEIGHT + ", was " + weight);
     }
   }
 

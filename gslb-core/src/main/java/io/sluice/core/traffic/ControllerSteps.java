@@ -78,6 +78,7 @@ final class ControllerSteps {
       forgetEndedEvidence();
       return;
     }
+    maintenanceSteps();
     Snapshot snap = store.current();
     ControlState cs = writer.state();
     Map<String, ServiceConfig> services = PlanProjection.services(snap.config());
@@ -128,6 +129,28 @@ final class ControllerSteps {
           });
     }
     forgetEndedEvidence();
+  }
+
+  /**
+   * Starts the maintenance windows whose start has come and ends those whose end has, each in its
+   * own change, before the services' steps: a window's freeze holds from the very tick it starts.
+   */
+  private void maintenanceSteps() {
+    for (MaintenanceWindow w : writer.state().maintenance()) {
+      writer.locked(
+          () -> {
+            if (!leadership.leads()) {
+              return;
+            }
+            ControlState cs = writer.state();
+            MaintenanceWindow current = cs.window(w.id());
+            if (current != null) {
+              writer.controllerStep(
+                  Maintenance.step(
+                      cs, store.current().config(), current, ticker.currentTimeMillis()));
+            }
+          });
+    }
   }
 
   /**
@@ -384,11 +407,11 @@ final class ControllerSteps {
     if (p == null || now < p.expiresMillis()) {
       return null;
     }
-    if (p.heldByFreeze() && (cs.frozen() || sc.frozen())) {
+    if (p.heldByFreeze() && cs.automationFrozen(name)) {
       return null; // its timeout starts again at unfreeze
     }
     if ("proceed".equals(cfg.traffic().onConfirmTimeout())) {
-      if (cs.frozen() || sc.frozen()) {
+      if (cs.automationFrozen(name)) {
         return null;
       }
       Outcome o = transitions.acceptPending(cs, name, cfg, now);
@@ -430,10 +453,10 @@ final class ControllerSteps {
       Pending waiting =
           Pending.of(
               Pending.Kind.RESUME,
-              r.kind()
+              r.describe()
                   + " paused at "
-                  + r.percent(back)
-                  + "% ("
+                  + Ramp.percentText(r.targetPercent(back))
+                  + " ("
                   + g.failure()
                   + "): confirm to retry, reject to roll back",
               now,
@@ -467,11 +490,11 @@ final class ControllerSteps {
           cs.withService(name, next),
           "ramp-complete",
           name,
-          r.kind() + " ramp complete",
+          r.describe() + " complete: " + Ramp.percentText(r.targetPercent(r.index())),
           Map.of("ramp", r.id(), "gates", g.measured()),
           List.of(rec));
     }
-    if (cs.frozen() || sc.frozen()) {
+    if (cs.automationFrozen(name)) {
       if (r.lastGood() == r.index()) {
         return null;
       }
@@ -484,11 +507,10 @@ final class ControllerSteps {
     }
     if (r.confirmEachStep()) {
       Ramp waiting = good.withState(Ramp.State.AWAITING_CONFIRM);
-      double nextPct = r.percent(r.index() + 1);
       Pending p =
           Pending.of(
               Pending.Kind.STEP,
-              "advance " + r.kind() + " to " + nextPct + "%",
+              "advance " + r.describe() + " to " + r.stepText(r.index() + 1),
               now,
               now + cfg.traffic().confirmTimeout().toMillis(),
               null);
@@ -531,7 +553,7 @@ final class ControllerSteps {
         || now < sc.cooldownUntilMillis()) {
       return null;
     }
-    boolean frozen = cs.frozen() || sc.frozen();
+    boolean frozen = cs.automationFrozen(name);
     Mode mode = Mode.of(tc.mode());
     List<String> pools = new ArrayList<>(PlanProjection.poolNames(cfg));
     Set<String> movedAway = new HashSet<>();

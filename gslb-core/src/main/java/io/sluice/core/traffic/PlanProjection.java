@@ -48,7 +48,12 @@ final class PlanProjection {
     for (Map.Entry<String, ServiceConfig> e : services(config).entrySet()) {
       ServiceControl sc = cs.services().get(e.getKey());
       if (sc != null) {
-        plans.put(e.getKey(), plan(sc, e.getValue()));
+        ServicePlan plan = plan(sc, e.getValue());
+        if (!plan.frozen() && cs.maintenanceFreezes(e.getKey())) {
+          // Readers of the plan see a maintenance window's freeze like an operator's.
+          plan = new ServicePlan(plan.weights(), plan.shifts(), plan.ttlOverride(), true);
+        }
+        plans.put(e.getKey(), plan);
       }
     }
     return new TrafficState(plans, cs.frozen(), cs.drained());

@@ -112,6 +112,27 @@ public record ServiceControl(
         notice);
   }
 
+  /**
+   * The same control without the shift {@code id}, in effect or in the last stable plan: a
+   * maintenance window's move ends wherever an immediate change has copied it.
+   */
+  ServiceControl withoutShift(String id) {
+    return new ServiceControl(
+        weights,
+        shifts.stream().filter(s -> !s.id().equals(id)).toList(),
+        frozen,
+        stableWeights,
+        stableShifts.stream().filter(s -> !s.id().equals(id)).toList(),
+        stableRevision,
+        ramp,
+        drill,
+        pending,
+        cooldownUntilMillis,
+        shortTtlSince,
+        shortTtlUntil,
+        notice);
+  }
+
   /** Returns to the last stable plan, dropping any ramp, drill and confirmation. */
   ServiceControl restoreStable() {
     return new ServiceControl(

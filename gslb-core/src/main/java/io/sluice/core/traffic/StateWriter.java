@@ -549,6 +549,10 @@ final class StateWriter {
     Map<String, Object> details = new LinkedHashMap<>(o.details());
     details.put("revision", next.revision());
     details.putAll(ch.marks());
+    if (ch.actor().scope() != null) {
+      // A scoped token's change names the scope it was made under.
+      details.put("scope", ch.actor().scope().view());
+    }
     String origin = shared == null ? null : shared.node();
     if (origin != null) {
       details.put("origin", origin);
@@ -577,7 +581,7 @@ final class StateWriter {
     state = next;
     appliedRevision = revision;
     localActions = pending;
-    boolean written = writeAudit(event);
+    boolean written = writeAudit(event, Switches.concerning(next, o.service(), finished));
     return (finished.isEmpty() || writeSwitches(finished)) && written;
   }
 
@@ -968,7 +972,7 @@ final class StateWriter {
           state = next;
           appliedRevision = e.revision();
           if (event != null) {
-            writeAudit(event);
+            writeAudit(event, Switches.concerning(next, event.service(), j.switches()));
           }
           if (audited && !j.switches().isEmpty()) {
             writeSwitches(j.switches());
@@ -1162,8 +1166,13 @@ final class StateWriter {
 
   /** Writes one audit line from a journal record; on failure the store reports itself unhealthy. */
   private boolean writeAudit(AuditEvent a) {
+    return writeAudit(a, List.of());
+  }
+
+  /** Like {@link #writeAudit(AuditEvent)}; {@code switches} go to the audit log's listener. */
+  private boolean writeAudit(AuditEvent a, List<SwitchRecord> switches) {
     try {
-      audit.append(a);
+      audit.append(a, switches);
       auditBehind = null;
       return true;
     } catch (IOException | UncheckedIOException e) {

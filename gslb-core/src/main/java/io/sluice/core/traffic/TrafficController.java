@@ -3,6 +3,7 @@ package io.sluice.core.traffic;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.core.audit.FileAuditLog;
 import io.sluice.core.config.DomainNames;
+import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.ServicePoolConfig;
 import io.sluice.core.config.SluiceConfig;
@@ -14,6 +15,8 @@ import io.sluice.core.control.CommandProblems;
 import io.sluice.core.control.CommandRejectedException;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.ControlPlane;
+import io.sluice.core.control.MaintenanceKind;
+import io.sluice.core.control.MaintenanceRequest;
 import io.sluice.core.control.ServiceStatus;
 import io.sluice.core.control.SwitchRecord;
 import io.sluice.core.spi.GslbMetrics;
@@ -57,6 +60,11 @@ public final class TrafficController implements ControlPlane {
   private final Transitions transitions;
   private final ControllerSteps steps;
   private final ShareEstimator shares;
+  private volatile Runnable membersListener = () -> {};
+  // The members the listener was last told of; guarded by this.
+  private Map<String, List<EndpointConfig>> announcedMembers = Map.of();
+  // Announces members adopted from the cluster; created on first use. Guarded by this.
+  private java.util.concurrent.ExecutorService announcer;
 
   TrafficController(
       SnapshotStore store,
@@ -77,6 +85,8 @@ public final class TrafficController implements ControlPlane {
     this.switchLog = switchLog;
     this.transitions = new Transitions(metrics);
     this.writer = new StateWriter(store, log, audit, switchLog, ticker, metrics, json, shared);
+    // The members restored with the state are served by whoever listens from the start.
+    this.announcedMembers = writer.state().members();
     this.steps =
         new ControllerSteps(
             store, writer, transitions, new GateEvaluator(external), metrics, ticker, leadership);
@@ -94,6 +104,11 @@ public final class TrafficController implements ControlPlane {
         () -> {
           for (String name : writer.state().services().keySet()) {
             steps.beginEvidence(name);
+          }
+          // Members another node changed are served here too, built off the writer lock: building
+          // a large configuration takes a while and commands must not wait for it.
+          if (!writer.state().members().equals(announcedMembersView())) {
+            announcer().execute(this::announceMembers);
           }
         });
   }
@@ -608,32 +623,21 @@ public final class TrafficController implements ControlPlane {
         reason,
         requestId,
         (cs, now) -> {
-          SluiceConfig config = store.current().config();
+          // A dynamic member can be drained from the moment it is added.
+          SluiceConfig config = store.current().config().withDynamicMembers(cs.members());
           rules(p -> CommandRules.drainTarget(p, config, target));
-          int slash = target.indexOf('/');
-          String pool = slash < 0 ? target : target.substring(0, slash);
-          Set<String> set = new HashSet<>(cs.drained());
           String action = drained ? "drain" : "undrain";
-          if (!(drained ? set.add(target) : set.remove(target))) {
+          // The pool or endpoint leaves (or rejoins) the answers at once: the services that use
+          // it serve the short TTL from the first changed answer.
+          List<String> compressed = new ArrayList<>();
+          ControlState next = Maintenance.drain(cs, config, target, drained, now, compressed);
+          if (next == cs) {
             return new Outcome(
                 cs,
                 action,
                 null,
                 target + " already " + (drained ? "drained" : "undrained"),
                 Map.of());
-          }
-          // The pool or endpoint leaves (or rejoins) the answers at once: the services that use
-          // it serve the short TTL from the first changed answer.
-          ControlState next = cs.withDrained(set);
-          List<String> compressed = new ArrayList<>();
-          for (Map.Entry<String, ServiceConfig> e : PlanProjection.services(config).entrySet()) {
-            if (PlanProjection.poolNames(e.getValue()).contains(pool)) {
-              String name = e.getKey();
-              next =
-                  next.withService(
-                      name, Transitions.compress(next.service(name), e.getValue(), now));
-              compressed.add(name);
-            }
           }
           return new Outcome(
               next,
@@ -644,20 +648,219 @@ public final class TrafficController implements ControlPlane {
         });
   }
 
+  @Override
+  public CommandResult addMaintenance(
+      Actor actor, MaintenanceRequest window, String reason, String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          SluiceConfig config = store.current().config().withDynamicMembers(cs.members());
+          String target =
+              window.kind() == MaintenanceKind.MOVE && window.target() != null
+                  ? serviceNameOrRaw(window.target())
+                  : window.target();
+          MaintenanceRequest w =
+              new MaintenanceRequest(
+                  window.kind(),
+                  target,
+                  window.from(),
+                  window.to(),
+                  window.startMillis(),
+                  window.durationSeconds());
+          rules(p -> CommandRules.maintenance(p, config, w, now));
+          long start = window.startMillis() == null ? now : window.startMillis();
+          return Maintenance.add(
+              cs,
+              config,
+              actor == null ? null : actor.name(),
+              window.kind(),
+              target,
+              window.from(),
+              window.to(),
+              start,
+              start + window.durationSeconds() * 1000,
+              reason);
+        });
+  }
+
+  @Override
+  public CommandResult cancelMaintenance(Actor actor, String id, String reason, String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> Maintenance.cancel(cs, store.current().config(), id, now));
+  }
+
+  @Override
+  public List<Map<String, Object>> maintenance() {
+    return writer.state().maintenance().stream()
+        .sorted(
+            java.util.Comparator.comparingLong(MaintenanceWindow::startMillis)
+                .thenComparing(MaintenanceWindow::id))
+        .map(Maintenance::view)
+        .toList();
+  }
+
+  @Override
+  public CommandResult setMember(
+      Actor actor,
+      String pool,
+      String name,
+      String address,
+      Integer weight,
+      String reason,
+      String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          SluiceConfig config = store.current().config();
+          rules(
+              p ->
+                  CommandRules.member(
+                      p, config, pool, fileEndpoints(cs, config, pool), name, address, weight));
+          EndpointConfig m = new EndpointConfig(name, address, null, weight, null);
+          List<EndpointConfig> list = new ArrayList<>(cs.members().getOrDefault(pool, List.of()));
+          EndpointConfig old = null;
+          for (int i = 0; i < list.size(); i++) {
+            if (list.get(i).id().equals(name)) {
+              old = list.set(i, m);
+            }
+          }
+          if (m.equals(old)) {
+            return new Outcome(cs, "member-set", null, pool + "/" + name + " unchanged", Map.of());
+          }
+          if (old == null) {
+            list.add(m);
+          }
+          Map<String, List<EndpointConfig>> all = new HashMap<>(cs.members());
+          all.put(pool, list);
+          Map<String, Object> d = new LinkedHashMap<>();
+          d.put("pool", pool);
+          d.put("name", name);
+          d.put("address", address);
+          d.put("weight", m.weight());
+          return new Outcome(
+              cs.withMembers(all),
+              old == null ? "member-add" : "member-update",
+              null,
+              (old == null ? "added " : "updated ")
+                  + pool
+                  + "/"
+                  + name
+                  + " ("
+                  + address
+                  + ", weight "
+                  + m.weight()
+                  + ")",
+              d);
+        });
+  }
+
+  @Override
+  public CommandResult removeMember(
+      Actor actor, String pool, String name, String reason, String requestId)
+      throws CommandRejectedException {
+    return command(
+        actor,
+        reason,
+        requestId,
+        (cs, now) -> {
+          List<EndpointConfig> list = cs.members().getOrDefault(pool, List.of());
+          if (list.stream().noneMatch(e -> e.id().equals(name))) {
+            throw CommandRejectedException.invalid(
+                "name",
+                "pool '"
+                    + pool
+                    + "' has no dynamic member '"
+                    + name
+                    + "' (members: "
+                    + list.stream().map(EndpointConfig::id).toList()
+                    + ")");
+          }
+          Map<String, List<EndpointConfig>> all = new HashMap<>(cs.members());
+          List<EndpointConfig> rest = list.stream().filter(e -> !e.id().equals(name)).toList();
+          if (rest.isEmpty()) {
+            all.remove(pool);
+          } else {
+            all.put(pool, rest);
+          }
+          // A drain of the member goes with it, so a member added again later starts undrained.
+          Set<String> drained = new HashSet<>(cs.drained());
+          drained.remove(pool + "/" + name);
+          return new Outcome(
+              cs.withMembers(all).withDrained(drained),
+              "member-remove",
+              null,
+              "removed " + pool + "/" + name,
+              Map.of("pool", pool, "name", name));
+        });
+  }
+
+  @Override
+  public Set<String> dynamicMembers(String pool) {
+    Set<String> out = new java.util.TreeSet<>();
+    writer.state().members().getOrDefault(pool, List.of()).forEach(e -> out.add(e.id()));
+    return out;
+  }
+
+  /** Runs {@code r} after each change of the dynamic members (a command or an adopted record). */
+  public void onMembersChanged(Runnable r) {
+    membersListener = r;
+  }
+
+  private synchronized Map<String, List<EndpointConfig>> announcedMembersView() {
+    return announcedMembers;
+  }
+
+  private synchronized java.util.concurrent.Executor announcer() {
+    if (announcer == null) {
+      announcer =
+          java.util.concurrent.Executors.newSingleThreadExecutor(
+              r -> {
+                Thread t = new Thread(r, "sluice-members");
+                t.setDaemon(true);
+                return t;
+              });
+    }
+    return announcer;
+  }
+
   /**
-   * Unfreezing never starts what the freeze held back: a held failover or failback stays pending
-   * and waits for confirmation; its confirm timeout starts now. Adds it to {@code held}.
+   * Tells the listener when the members differ from those it was last told of, whoever changed them
+   * (a command here, or a record of another node adopted here).
    */
+  private synchronized void announceMembers() {
+    Map<String, List<EndpointConfig>> now = writer.state().members();
+    if (!now.equals(announcedMembers)) {
+      announcedMembers = now;
+      membersListener.run();
+    }
+  }
+
+  /** The endpoints the configuration file declares in {@code pool} (not the dynamic members). */
+  private static Set<String> fileEndpoints(ControlState cs, SluiceConfig config, String pool) {
+    Set<String> out = new HashSet<>();
+    io.sluice.core.config.PoolConfig pc = pool == null ? null : config.pools().get(pool);
+    if (pc != null) {
+      pc.endpoints().forEach(e -> out.add(e.id()));
+      cs.members().getOrDefault(pool, List.of()).forEach(e -> out.remove(e.id()));
+    }
+    return out;
+  }
+
+  /** Releases what a freeze held on {@code name} (see {@link Transitions#releaseHeld}). */
   private ControlState releaseHeld(ControlState cs, String name, long now, List<String> held)
       throws CommandRejectedException {
-    ServiceControl sc = cs.service(name);
-    Pending p = sc.pending();
-    if (p == null || !p.heldByFreeze() || cs.frozen() || sc.frozen()) {
-      return cs;
-    }
-    held.add(name + ": " + p.summary());
-    long timeout = serviceConfig(name).traffic().confirmTimeout().toMillis();
-    return cs.withService(name, sc.withPending(p.releasedAt(now, timeout)));
+    return Transitions.releaseHeld(
+        cs, name, now, serviceConfig(name).traffic().confirmTimeout(), held);
   }
 
   private static String heldNote(List<String> held) {
@@ -706,6 +909,12 @@ public final class TrafficController implements ControlPlane {
     Map<String, SwitchRecord> all = new LinkedHashMap<>(switchLog.byId());
     for (Map.Entry<String, ServiceControl> e : writer.state().services().entrySet()) {
       for (SwitchRecord r : Transitions.activeRecords(e.getValue())) {
+        all.remove(r.id());
+        all.put(r.id(), r);
+      }
+    }
+    for (MaintenanceWindow w : writer.state().maintenance()) {
+      for (SwitchRecord r : w.records()) {
         all.remove(r.id());
         all.put(r.id(), r);
       }
@@ -764,6 +973,7 @@ public final class TrafficController implements ControlPlane {
       Actor actor, String reason, String requestId, StateWriter.Command c, LocalAction.Kind safety)
       throws CommandRejectedException {
     CommandResult r = writer.command(actor, reason, requestId, c, safety);
+    announceMembers();
     if (r.changed()) {
       for (String name : writer.state().services().keySet()) {
         steps.beginEvidence(name);

@@ -40,7 +40,7 @@ final class Transitions {
         cs.withService(name, next),
         action,
         name,
-        r.kind() + " ramp started at " + r.percent(0) + "%",
+        r.describe() + " started: " + r.stepText(0),
         withRamp(details, r.id()));
   }
 
@@ -65,7 +65,7 @@ final class Transitions {
         cs.withService(name, sc.withRamp(next).withPending(null)),
         action,
         name,
-        r.kind() + " ramp at " + r.percent(r.index() + 1) + "%",
+        r.describe() + " at " + r.stepText(r.index() + 1),
         d);
   }
 
@@ -220,5 +220,22 @@ final class Transitions {
     Map<String, Object> out = new LinkedHashMap<>(d);
     out.put("ramp", id);
     return out;
+  }
+
+  /**
+   * Ending a freeze (an unfreeze, the end of a maintenance window) never starts what it held back:
+   * a held failover or failback of {@code name} stays pending and waits for confirmation, its
+   * confirm timeout counted from {@code now}; it is added to {@code held}. Nothing changes while
+   * anything else still freezes the service.
+   */
+  static ControlState releaseHeld(
+      ControlState cs, String name, long now, java.time.Duration timeout, List<String> held) {
+    ServiceControl sc = cs.service(name);
+    Pending p = sc.pending();
+    if (p == null || !p.heldByFreeze() || cs.automationFrozen(name)) {
+      return cs;
+    }
+    held.add(name + ": " + p.summary());
+    return cs.withService(name, sc.withPending(p.releasedAt(now, timeout.toMillis())));
   }
 }

@@ -94,4 +94,62 @@ class AdminConfigTest {
       assertEquals(256, a.connections().max(), ok);
     }
   }
+
+  private static final String SERVICES =
+      """
+      pools:
+        p: { endpoints: [ { name: a, address: 192.0.2.1 } ] }
+      zones:
+        - origin: example.com.
+          soa: { mname: ns1.example.com., rname: hostmaster.example.com. }
+          ns: [ns1.example.com.]
+          services:
+            - { name: app, pools: [{ pool: p }] }
+      """;
+
+  @Test
+  void scopedAndExpiringTokensAreReadAndCheckedAgainstTheConfiguration() throws Exception {
+    AdminConfig a =
+        ConfigLoaderTest.parse(
+                "admin:\n  tokens:\n"
+                    + "    - { name: old, role: operator, sha256: "
+                    + HASH
+                    + " }\n"
+                    + "    - { name: team, role: operator, sha256: "
+                    + HASH
+                    + ", services: [APP.example.com], pools: [p],"
+                    + " expires: '2027-01-31T00:00:00Z' }\n"
+                    + SERVICES)
+            .admin();
+    assertNull(a.tokens().get(0).scope(), "a token written the old way is unlimited");
+    assertNull(a.tokens().get(0).expiresAt());
+    assertEquals(List.of("app.example.com."), a.tokens().get(1).scope().services());
+    assertEquals(List.of("p"), a.tokens().get(1).scope().pools());
+    assertEquals("2027-01-31T00:00:00Z", a.tokens().get(1).expiresAt().toString());
+
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigLoaderTest.parse(
+                    "admin:\n  tokens:\n"
+                        + "    - { name: a, role: admin, sha256: "
+                        + HASH
+                        + ", services: [app.example.com.] }\n"
+                        + "    - { name: b, role: operator, sha256: "
+                        + HASH
+                        + ", services: [nope.example.com.], pools: [q], expires: tomorrow }\n"
+                        + SERVICES));
+    assertEquals(
+        List.of(
+            "admin.tokens[1].expires: must be an ISO-8601 UTC time such as 2027-01-31T00:00:00Z,"
+                + " was 'tomorrow'",
+            "admin.tokens[0].services: only an operator token can be limited to services or pools"
+                + " (role is 'admin': an admin changes the configuration, a viewer changes"
+                + " nothing)",
+            "admin.tokens[1].services[0]: unknown service 'nope.example.com.' (services:"
+                + " [app.example.com.])",
+            "admin.tokens[1].pools[0]: unknown pool 'q' (pools: [p])"),
+        e.problems().stream().map(p -> p.path() + ": " + p.message()).toList());
+  }
 }

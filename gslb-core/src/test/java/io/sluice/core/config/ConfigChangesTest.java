@@ -68,4 +68,26 @@ class ConfigChangesTest {
     assertTrue(ConfigChanges.between(after, after).isEmpty());
     assertEquals("no changes", ConfigChanges.between(after, after).summary());
   }
+
+  @Test
+  void namesAChangedTokenScopeOrExpiry() throws Exception {
+    String zones = zone("a.test.", "      - { name: app, pools: [{ pool: p }] }");
+    SluiceConfig before =
+        config(
+            ("    - { name: team, role: operator, sha256: %s }\n"
+                    + "    - { name: temp, role: operator, sha256: %s }")
+                .formatted(A, B),
+            zones);
+    SluiceConfig after =
+        config(
+            ("    - { name: team, role: operator, sha256: %s, services: [app.a.test] }\n"
+                    + "    - { name: temp, role: operator, sha256: %s,"
+                    + " expires: '2027-01-01T00:00:00Z' }")
+                .formatted(A, B),
+            zones);
+    assertEquals(
+        List.of(
+            "team (scope services [app.a.test.], pools [])", "temp (expires 2027-01-01T00:00:00Z)"),
+        ConfigChanges.between(before, after).tokens().changed());
+  }
 }

@@ -13,6 +13,7 @@ import org.xbill.DNS.DNSOutput;
 import org.xbill.DNS.Flags;
 import org.xbill.DNS.Message;
 import org.xbill.DNS.Name;
+import org.xbill.DNS.RRSIGRecord;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.Section;
 import org.xbill.DNS.Type;
@@ -146,8 +147,16 @@ final class AnswerEncoder {
     return i < records.size() ? records.get(i) : null;
   }
 
+  /**
+   * Whether {@code b} continues the RRset of {@code a}: same owner and type, or the signatures that
+   * cover it, so that a truncated answer never holds an RRset without its signatures.
+   */
   private static boolean sameRrset(Record a, Record b) {
-    return a.getType() == b.getType() && a.getName().equals(b.getName());
+    return covered(a) == covered(b) && a.getName().equals(b.getName());
+  }
+
+  private static int covered(Record r) {
+    return r instanceof RRSIGRecord sig ? sig.getTypeCovered() : r.getType();
   }
 
   /**

@@ -9,6 +9,7 @@ import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.dns.dnssec.SignedZone;
 import io.sluice.dns.transfer.ZoneTransfers;
 import io.sluice.dns.zone.Resolution;
 import io.sluice.dns.zone.Zone;
@@ -28,6 +29,7 @@ import org.xbill.DNS.DClass;
 import org.xbill.DNS.DNSOutput;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Opcode;
+import org.xbill.DNS.RRSIGRecord;
 import org.xbill.DNS.Rcode;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.TXTRecord;
@@ -289,6 +291,14 @@ public final class Responder {
     }
     Zone parent = q.qtype == Type.DS ? parentOfApex(s, q.qname()) : null;
     StaticAnswers.Node node = parent == null ? s.answers.node(q, in) : null;
+    if (q.dnssecOk && s.signed.any()) {
+      Zone z = parent != null ? parent : node != null ? node.zone() : s.index.find(q.qname());
+      SignedZone sz = z == null ? null : s.signed.of(z);
+      if (sz != null) {
+        q.zone = z;
+        return signed(snapshot, s, sz, q, in, client, limit, node);
+      }
+    }
     if (node != null) {
       q.zone = node.zone();
       if (node.service() != null && (q.qtype == Type.A || q.qtype == Type.AAAA)) {
@@ -324,6 +334,122 @@ public final class Responder {
     }
     return send(snapshot, s, t, q, in, client, limit);
   }
+
+  /**
+   * The answer of a signed zone to a query with the DO bit: encoded with its signatures once per
+   * (name, type) and signing generation, then served from the cache like any other template. Static
+   * signatures exist before the zone is published; only denial-of-existence NSEC records are signed
+   * here, within the zone's budget (see {@link SignedAnswers}).
+   */
+  private byte[] signed(
+      Snapshot snapshot,
+      ServedZones s,
+      SignedZone sz,
+      Query q,
+      byte[] in,
+      InetAddress client,
+      int limit,
+      StaticAnswers.Node node) {
+    if (node != null && node.service() != null && (q.qtype == Type.A || q.qtype == Type.AAAA)) {
+      return signedService(snapshot, s, sz, q, in, client, limit, node.service(), List.of(), node);
+    }
+    q.synthesized = node == null;
+    Object generation = sz.generation();
+    int slot = node == null ? -1 : node.signedSlot(q.qtype);
+    if (slot >= 0) {
+      // A name of the zone's own: kept with its node, found without building a Name.
+      Template t = node.signed(slot);
+      if (t == null || t.stamp != generation) {
+        int type = node.isNodataSlot(slot) ? Type.NULL : q.qtype;
+        Name name = node.name();
+        t = SignedAnswers.encode(sz, name, type, sz.zone().resolve(name, type), null, null);
+        if (t == null) {
+          return signingRefused(s, q, in);
+        }
+        t.stamp = generation;
+        node.keepSigned(slot, t);
+      }
+      return send(snapshot, s, t, q, in, client, limit);
+    }
+    Name qname = q.qname();
+    Template t = s.signedCache.get(generation, qname, q.nameHash, q.qtype);
+    if (t == null) {
+      Resolution r = sz.zone().resolve(qname, q.qtype);
+      if (r.isService()) {
+        return signedService(snapshot, s, sz, q, in, client, limit, r.service(), r.answer(), qname);
+      }
+      t = SignedAnswers.encode(sz, qname, q.qtype, r, null, null);
+      if (t == null) {
+        return signingRefused(s, q, in);
+      }
+      s.signedCache.put(generation, qname, q.nameHash, q.qtype, t);
+    }
+    return send(snapshot, s, t, q, in, client, limit);
+  }
+
+  /**
+   * A GSLB answer of a signed zone: the planner's decision with the signatures of its RRset, made
+   * before the snapshot was published (see {@code AnswerSigning}); the RRSIG keeps the configured
+   * TTL as its Original TTL while the records and the RRSIG carry the TTL served now, so a shift
+   * needs no new signature.
+   */
+  private byte[] signedService(
+      Snapshot snapshot,
+      ServedZones s,
+      SignedZone sz,
+      Query q,
+      byte[] in,
+      InetAddress client,
+      int limit,
+      String service,
+      List<Record> chain,
+      Object nameKey) {
+    AddressFamily family = q.qtype == Type.AAAA ? AddressFamily.V6 : AddressFamily.V4;
+    Decision d = plan(snapshot, service, family, clientOf(q, client));
+    Object generation = sz.generation();
+    Template t = s.signedDecisionCache.get(d, nameKey, q.nameHash, q.qtype);
+    if (t == null || t.stamp != generation) {
+      Resolution r = resolve(sz.zone(), q, d, chain);
+      RRSIGRecord[] sigs = null;
+      if (r.rcode() == Rcode.NOERROR && r.answer().size() > chain.size()) {
+        List<Record> set = r.answer().subList(chain.size(), r.answer().size());
+        long configured = s.signed.serviceTtl(service);
+        Record first = set.get(0);
+        sigs =
+            sz.answer(
+                first.getName(),
+                first.getType(),
+                configured >= 0 ? configured : first.getTTL(),
+                set,
+                true);
+        if (sigs == null) {
+          return signingRefused(s, q, in);
+        }
+      }
+      t = SignedAnswers.encode(sz, q.qname(), q.qtype, r, service, sigs);
+      if (t == null) {
+        return signingRefused(s, q, in);
+      }
+      t.stamp = generation;
+      s.signedDecisionCache.put(d, nameKey, q.nameHash, q.qtype, t);
+    }
+    int scope = q.ecsFamily != 0 ? Math.min(d.scopePrefix(), q.ecsFamily == 1 ? 32 : 128) : 0;
+    q.ede = servfailReason(s, d, service);
+    return WireSplicer.splice(t.wire, q, in, limit, s.settings.udpPayloadSize(), 0, scope);
+  }
+
+  /**
+   * The answer when a signature had to be made online and the zone's budget is spent: SERVFAIL with
+   * an Extended DNS Error saying so. An unsigned answer would be bogus, and a resolver retries
+   * SERVFAIL elsewhere or later; the budget is what bounds a flood of random names.
+   */
+  private static byte[] signingRefused(ServedZones s, Query q, byte[] in) {
+    q.ede = EDE_SIGNING_BUDGET;
+    return WireSplicer.bare(q, in, Rcode.SERVFAIL, q.edns, s.settings.udpPayloadSize(), 0);
+  }
+
+  private static final byte[] EDE_SIGNING_BUDGET =
+      EdnsOptions.ede(0, "online signing budget spent; retry later");
 
   /**
    * The served zone above {@code qname} when {@code qname} is the apex of another served zone: DS

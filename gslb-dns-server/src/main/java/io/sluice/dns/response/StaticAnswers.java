@@ -27,10 +27,12 @@ final class StaticAnswers {
 
   private static final VarHandle TEMPLATES = MethodHandles.arrayElementVarHandle(Template[].class);
   private static final VarHandle NODATA;
+  private static final VarHandle SIGNED;
 
   static {
     try {
       NODATA = MethodHandles.lookup().findVarHandle(Node.class, "nodata", Template.class);
+      SIGNED = MethodHandles.lookup().findVarHandle(Node.class, "signed", Template[].class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -85,6 +87,14 @@ final class StaticAnswers {
     @SuppressWarnings("unused") // through NODATA
     private volatile Template nodata;
 
+    /**
+     * The answers to DO queries when the zone is signed, one per type and the last for NODATA; made
+     * on the first DO query, so unsigned zones pay nothing for it. Each is replaced when the zone's
+     * signatures are refreshed (its {@link Template#stamp} tells the generation).
+     */
+    @SuppressWarnings("unused") // through SIGNED
+    private volatile Template[] signed;
+
     private Node(Zone zone, ZoneNode node) {
       this.zone = zone;
       this.node = node;
@@ -95,6 +105,46 @@ final class StaticAnswers {
 
     Zone zone() {
       return zone;
+    }
+
+    /** The name, spelled as the zone data spells it. */
+    Name name() {
+      return node.name();
+    }
+
+    /**
+     * The slot of the signed answer to {@code qtype}: the type's own, the shared NODATA slot for a
+     * type the name lacks, or -1 when the answer is not kept here (ANY, or a CNAME to follow).
+     */
+    int signedSlot(int qtype) {
+      for (int i = 0; i < types.length; i++) {
+        if (types[i] == qtype) {
+          return i;
+        }
+      }
+      return qtype == Type.ANY || hasCname ? -1 : types.length;
+    }
+
+    /** Whether {@code slot} is the NODATA slot. */
+    boolean isNodataSlot(int slot) {
+      return slot == types.length;
+    }
+
+    /** The signed answer in {@code slot}, or null when none was made yet. */
+    Template signed(int slot) {
+      Template[] all = (Template[]) SIGNED.getAcquire(this);
+      return all == null ? null : (Template) TEMPLATES.getAcquire(all, slot);
+    }
+
+    /** Keeps {@code t} (its stamp set) as the signed answer in {@code slot}. */
+    void keepSigned(int slot, Template t) {
+      Template[] all = (Template[]) SIGNED.getAcquire(this);
+      if (all == null) {
+        Template[] fresh = new Template[types.length + 1];
+        Template[] witness = (Template[]) SIGNED.compareAndExchange(this, null, fresh);
+        all = witness == null ? fresh : witness;
+      }
+      TEMPLATES.setRelease(all, slot, t);
     }
 
     String service() {

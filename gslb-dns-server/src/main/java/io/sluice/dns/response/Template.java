@@ -28,6 +28,12 @@ final class Template {
   /** True when some extra needs the planner, so the template can never be sent as is. */
   final boolean dynamic;
 
+  /**
+   * For a signed answer: the signing generation it was encoded with, set before the template is
+   * cached (the cache's immutable entry publishes it); a stale one is encoded again.
+   */
+  Object stamp;
+
   private Template(byte[] wire, int requiredLength, int[] cuts, Extra[] extras) {
     this.wire = wire;
     this.requiredLength = requiredLength;

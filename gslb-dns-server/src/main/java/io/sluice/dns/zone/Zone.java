@@ -231,6 +231,53 @@ public final class Zone {
     return new Zone(origin, next, copy, cuts);
   }
 
+  /**
+   * This zone with the RRsets of {@code records} (grouped by type, all owned by the apex) added at
+   * or replacing those of the same types at the apex: the DNSKEY, CDS and CDNSKEY RRsets of a
+   * signed zone. Fresh nodes throughout, as for {@link #withSerial}.
+   */
+  public Zone withApexRecords(List<Record> records) {
+    Map<Integer, List<Record>> byType = new java.util.LinkedHashMap<>();
+    for (Record r : records) {
+      byType.computeIfAbsent(r.getType(), k -> new ArrayList<>()).add(r);
+    }
+    ZoneNode apex = nodes.get(origin);
+    for (Map.Entry<Integer, List<Record>> e : byType.entrySet()) {
+      Record[] set = e.getValue().toArray(new Record[0]);
+      java.util.Arrays.sort(set, (a, b) -> a.compareTo(b));
+      apex = apex.withRecords(e.getKey(), set);
+    }
+    Map<Name, ZoneNode> copy = new HashMap<>();
+    for (ZoneNode n : nodes.nodes()) {
+      copy.put(n.name(), n.name().equals(origin) ? apex : n.copy());
+    }
+    SOARecord soa = (SOARecord) apex.get(Type.SOA).get(0);
+    return new Zone(origin, soa, copy, cuts);
+  }
+
+  /**
+   * The wildcard owner (such as {@code *.example.com.}) whose records answer {@code name} (RFC 4592
+   * §4.1), or null when the name exists or no wildcard matches.
+   */
+  public Name wildcardOwner(Name name) {
+    if (nodes.get(name) != null) {
+      return null;
+    }
+    ZoneNode w = wildcardFor(name);
+    return w == null ? null : w.name();
+  }
+
+  /** The longest existing ancestor of {@code name} in this zone (the apex at least). */
+  public Name closestEncloser(Name name) {
+    for (int strip = 0; strip < name.labels() - originLabels; strip++) {
+      Name candidate = strip == 0 ? name : new Name(name, strip);
+      if (nodes.contains(candidate)) {
+        return candidate;
+      }
+    }
+    return origin;
+  }
+
   /** The service bound to {@code name}, or null. */
   public String serviceAt(Name name) {
     ZoneNode n = nodes.get(name);

@@ -98,17 +98,22 @@ public final class ZoneNode {
 
   /** This node's data with the records of {@code type} replaced by {@code record} alone. */
   ZoneNode withRecords(int type, Record record) {
+    return withRecords(type, new Record[] {record});
+  }
+
+  /** This node's data with the records of {@code type} replaced by {@code records}. */
+  ZoneNode withRecords(int type, Record[] records) {
     Record[][] sets = all();
     for (int i = 0; i < types.length; i++) {
       if (types[i] == type) {
-        sets[i] = new Record[] {record};
+        sets[i] = records;
         return new ZoneNode(name, types, sets, service);
       }
     }
     int[] more = Arrays.copyOf(types, types.length + 1);
     more[types.length] = type;
     Record[][] moreSets = Arrays.copyOf(sets, sets.length + 1);
-    moreSets[sets.length] = new Record[] {record};
+    moreSets[sets.length] = records;
     return new ZoneNode(name, more, moreSets, service);
   }
 

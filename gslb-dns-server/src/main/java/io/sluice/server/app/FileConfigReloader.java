@@ -140,7 +140,8 @@ public final class FileConfigReloader implements ConfigReloader {
     for (String warning : PolicyPlanner.warnings(s.artifacts())) {
       log.warn("{}", warning);
     }
-    ConfigChanges changes = ConfigChanges.between(running, config);
+    // Both as served, with the pools' dynamic members: a reload does not remove them.
+    ConfigChanges changes = ConfigChanges.between(running, s.config());
     String message = what.get() + ": " + config.zones().size() + " zone(s); " + changes.summary();
     log.info("{} (by {}, snapshot {})", message, actor.name(), s.version());
     Map<String, Object> all = new LinkedHashMap<>(details);

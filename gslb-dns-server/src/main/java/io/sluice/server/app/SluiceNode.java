@@ -1,5 +1,6 @@
 package io.sluice.server.app;
 
+import io.netty.channel.Channel;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.DnsConfig;
 import io.sluice.core.config.SluiceConfig;
@@ -9,18 +10,22 @@ import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.dns.dnssec.AnswerSigning;
 import io.sluice.dns.https.HttpsServer;
 import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.Responder;
 import io.sluice.dns.response.ResponderSettings;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.dns.server.DnsServer;
+import io.sluice.dns.server.InheritedSockets;
 import io.sluice.dns.transfer.Notifier;
 import io.sluice.dns.zone.ZoneCompiler;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * One running Sluice node: the snapshot store, the planner, the responder and the DNS listeners,
@@ -37,6 +42,10 @@ public final class SluiceNode implements AutoCloseable {
   private final HttpsServer https;
   private final GslbMetrics metrics;
   private Notifier notifier;
+  // The configuration as applied (the file's or a version's); what is served is it with the
+  // overlay (the pools' dynamic members). Guarded by this.
+  private SluiceConfig base;
+  private UnaryOperator<SluiceConfig> overlay = UnaryOperator.identity();
 
   private SluiceNode(
       SnapshotStore store,
@@ -51,6 +60,7 @@ public final class SluiceNode implements AutoCloseable {
     this.server = server;
     this.https = https;
     this.metrics = metrics;
+    this.base = store.current().config();
   }
 
   /**
@@ -80,7 +90,15 @@ public final class SluiceNode implements AutoCloseable {
     ConfigPublisher publisher =
         new ConfigPublisher(List.of(ServedZones.compiler(), HttpsSettings.compiler()));
     SnapshotStore store = new SnapshotStore(publisher.initial(config, name));
-    return start(store, publisher, null, null, planners.apply(store), metrics, ticker);
+    return start(
+        store,
+        publisher,
+        null,
+        null,
+        planners.apply(store),
+        metrics,
+        ticker,
+        InheritedSockets.NONE);
   }
 
   /**
@@ -100,7 +118,8 @@ public final class SluiceNode implements AutoCloseable {
     ServedZones zones =
         ServedZones.build(ZoneCompiler.compile(config, name), ResponderSettings.of(config, name));
     HttpsSettings https = HttpsSettings.build(config, name);
-    return start(store, publisher, zones, https, planner, metrics, Ticker.SYSTEM);
+    return start(
+        store, publisher, zones, https, planner, metrics, Ticker.SYSTEM, InheritedSockets.NONE);
   }
 
   /**
@@ -111,11 +130,25 @@ public final class SluiceNode implements AutoCloseable {
   public static SluiceNode start(
       SnapshotStore store, ConfigPublisher publisher, AnswerPlanner planner, GslbMetrics metrics)
       throws InterruptedException {
+    return start(store, publisher, planner, metrics, InheritedSockets.NONE);
+  }
+
+  /**
+   * As {@link #start(SnapshotStore, ConfigPublisher, AnswerPlanner, GslbMetrics)}, reading the
+   * sockets of {@code inherited} that match the configured listeners instead of binding new ones.
+   */
+  public static SluiceNode start(
+      SnapshotStore store,
+      ConfigPublisher publisher,
+      AnswerPlanner planner,
+      GslbMetrics metrics,
+      InheritedSockets inherited)
+      throws InterruptedException {
     if (store.current().artifacts().get(ServedZones.class) == null) {
       throw new IllegalArgumentException("the store's snapshot was not built with the zones");
     }
     // No fallback: every snapshot carries its zones, and the first ones must not stay reachable.
-    return start(store, publisher, null, null, planner, metrics, Ticker.SYSTEM);
+    return start(store, publisher, null, null, planner, metrics, Ticker.SYSTEM, inherited);
   }
 
   private static SluiceNode start(
@@ -125,11 +158,14 @@ public final class SluiceNode implements AutoCloseable {
       HttpsSettings httpsFallback,
       AnswerPlanner planner,
       GslbMetrics metrics,
-      Ticker ticker)
+      Ticker ticker,
+      InheritedSockets inherited)
       throws InterruptedException {
     Responder responder = new Responder(store, zones, planner, metrics, ticker);
+    // Signed zones: every GSLB answer a snapshot can give is signed before it is published.
+    AnswerSigning.install(store, planner);
     DnsConfig dns = store.current().config().dns();
-    DnsServer server = DnsServer.start(dns, responder, store, metrics);
+    DnsServer server = DnsServer.start(dns, responder, store, metrics, inherited);
     HttpsServer https = null;
     if (dns.https().enabled()) {
       // Each connection and request reads the settings (TLS context, HTTPDNS limits and tokens)
@@ -145,7 +181,9 @@ public final class SluiceNode implements AutoCloseable {
       }
       int threads = dns.threads() == 0 ? Runtime.getRuntime().availableProcessors() : dns.threads();
       try {
-        https = HttpsServer.start(dns.https(), threads, responder, settings, metrics, ticker);
+        https =
+            HttpsServer.start(
+                dns.https(), threads, responder, settings, metrics, ticker, inherited);
       } catch (InterruptedException | RuntimeException e) {
         server.close();
         throw e;
@@ -166,7 +204,8 @@ public final class SluiceNode implements AutoCloseable {
   public synchronized Snapshot apply(SluiceConfig config, String name) throws ConfigException {
     Snapshot next;
     try {
-      next = publisher.publish(store, config, name);
+      next = publisher.publish(store, overlay.apply(config), name);
+      base = config;
     } catch (ConfigException e) {
       metrics.configReload(false);
       throw e;
@@ -185,13 +224,35 @@ public final class SluiceNode implements AutoCloseable {
       throws ConfigException, IOException {
     Snapshot next;
     try {
-      next = publisher.publish(store, config, name, beforeSwap);
+      next = publisher.publish(store, overlay.apply(config), name, beforeSwap);
+      base = config;
     } catch (ConfigException | IOException e) {
       metrics.configReload(false);
       throw e;
     }
     metrics.configReload(true);
     return next;
+  }
+
+  /**
+   * Serves every applied configuration through {@code served} (the pools' dynamic members added),
+   * from now on and at once.
+   */
+  public synchronized void overlay(UnaryOperator<SluiceConfig> served) throws ConfigException {
+    overlay = served;
+    republish();
+  }
+
+  /**
+   * Builds and publishes the applied configuration again through the overlay, after the dynamic
+   * members changed: the new members are answered and probed from this snapshot on, with no reload
+   * of the file and no new configuration version.
+   */
+  public synchronized void republish() throws ConfigException {
+    SluiceConfig served = overlay.apply(base);
+    if (served != store.current().config()) {
+      publisher.publish(store, served, "dynamic members");
+    }
   }
 
   /** Counts a reload whose file was rejected before it could be applied. */
@@ -219,6 +280,41 @@ public final class SluiceNode implements AutoCloseable {
   /** The DNS port (UDP and TCP). */
   public int port() {
     return server.port();
+  }
+
+  /** The listening sockets of DNS and DoH, to hand over to the node taking over. */
+  public List<InheritedSockets.Socket> listeningSockets() {
+    List<InheritedSockets.Socket> all = new ArrayList<>(server.listeningSockets());
+    if (https != null) {
+      all.addAll(https.listeningSockets());
+    }
+    return all;
+  }
+
+  /** Starts reading handed-over sockets, held until the self-check passed (a takeover). */
+  public void startReading() throws InterruptedException {
+    server.startReading();
+    if (https != null) {
+      https.startReading();
+    }
+  }
+
+  /** Stops reading the listening sockets; open TCP and HTTPS connections are served on. */
+  public void stopListening() {
+    server.stopListening();
+    if (https != null) {
+      https.stopListening();
+    }
+  }
+
+  /** Pauses the DNS TCP connections between two queries, to hand them over (DnsServer). */
+  public List<Channel> pauseIdleConnections() throws InterruptedException {
+    return server.pauseIdleConnections();
+  }
+
+  /** TCP and HTTPS connections still open (a draining node waits for them). */
+  public int openConnections() {
+    return server.openTcpConnections() + (https == null ? 0 : https.openConnections());
   }
 
   @Override

@@ -19,29 +19,37 @@ import io.sluice.core.config.history.ConfigStore;
 import io.sluice.core.config.history.FileConfigStore;
 import io.sluice.core.divergence.PeriodicDivergenceCheck;
 import io.sluice.core.health.PoolLoadFeed;
+import io.sluice.core.notify.SharedCursors;
+import io.sluice.core.notify.Webhooks;
 import io.sluice.core.spi.CookieRotation;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.Leadership;
 import io.sluice.core.spi.OpinionExchange;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.store.DiskWrites;
 import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
 import io.sluice.dns.client.DnsjavaVerifier;
+import io.sluice.dns.dnssec.SigningMaintenance;
+import io.sluice.dns.dnssec.ZoneSigning;
 import io.sluice.dns.dnssec.keys.KeyDirectory;
 import io.sluice.dns.dnssec.keys.KeyManager;
 import io.sluice.dns.dnssec.keys.KeyTicks;
 import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.CookieKeyring;
 import io.sluice.dns.response.ServedZones;
+import io.sluice.dns.server.InheritedSockets;
 import io.sluice.dns.transfer.TransferZones;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,11 +79,18 @@ public final class SluiceRuntime implements AutoCloseable {
   private ClusterConnection cluster;
   // This node's lease, election and registry entry; null on a single node.
   private ClusterMembership membership;
+  // Signature refresh and key timing; idle when no zone is signed.
+  private SigningMaintenance signing;
   // The periodic answer-divergence check; null on a single node.
   private PeriodicDivergenceCheck divergence;
   // The DNSSEC keys of the signed zones, and the clock that tells the signer of timing instants.
   private KeyDirectory dnssecKeys;
   private AutoCloseable keyTicks;
+  // Set once the state parts are closed (handed over or stopping); guarded by this.
+  private boolean released;
+  private boolean closed;
+  // Sends the audited changes to the configured webhooks, from the outbox.
+  private Webhooks webhooks;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -136,15 +151,52 @@ public final class SluiceRuntime implements AutoCloseable {
    */
   public static SluiceRuntime start(SluiceConfig config, Path file, CliOverrides overrides)
       throws ConfigException, IOException, InterruptedException {
-    return start(config, file, overrides, List.of());
+    return start(config, file, overrides, List.of(), InheritedSockets.NONE, Ticker.SYSTEM);
+  }
+
+  /**
+   * Like {@link #start(SluiceConfig, Path, CliOverrides)}, with {@code clock} as the traffic
+   * controller's and the admin API's clock: what starts and ends maintenance windows, ramp windows
+   * and confirmation timeouts. Tests step a manual clock; probes keep the system clock.
+   */
+  public static SluiceRuntime start(
+      SluiceConfig config, Path file, CliOverrides overrides, Ticker clock)
+      throws ConfigException, IOException, InterruptedException {
+    return start(config, file, overrides, List.of(), InheritedSockets.NONE, clock);
+  }
+
+  /**
+   * Like {@link #start(SluiceConfig, Path, CliOverrides)}, reading the listening sockets in {@code
+   * inherited} (handed over by the node this one takes over from) instead of binding new ones.
+   */
+  static SluiceRuntime start(
+      SluiceConfig config, Path file, CliOverrides overrides, InheritedSockets inherited)
+      throws ConfigException, IOException, InterruptedException {
+    return start(config, file, overrides, List.of(), inherited, Ticker.SYSTEM);
   }
 
   /**
    * Like {@link #start(SluiceConfig, Path, CliOverrides)}, with {@code extra} compilers run after
-   * the built-in ones at start and on every reload (tests use it to make a reload fail midway).
+   * the built-in ones at start and on every reload.
    */
   static SluiceRuntime start(
       SluiceConfig config, Path file, CliOverrides overrides, List<ConfigCompiler> extra)
+      throws ConfigException, IOException, InterruptedException {
+    return start(config, file, overrides, extra, InheritedSockets.NONE, Ticker.SYSTEM);
+  }
+
+  /**
+   * The whole start: {@code extra} compilers run after the built-in ones at start and on every
+   * reload (tests use them to make a reload fail midway); {@code clock} is the controller's and the
+   * admin API's clock.
+   */
+  private static SluiceRuntime start(
+      SluiceConfig config,
+      Path file,
+      CliOverrides overrides,
+      List<ConfigCompiler> extra,
+      InheritedSockets inherited,
+      Ticker clock)
       throws ConfigException, IOException, InterruptedException {
     // The published configuration holds the tokens the admin API accepts (the local one if the
     // file declares none), so that a reload adds and revokes tokens with the same swap.
@@ -169,7 +221,8 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     AutoCloseable keyExchange = closingKeys(dnssecKeys, keysClient);
     compilers.add(dnssecKeys.compiler());
-    compilers.add(ServedZones.compiler(sharedCookies));
+    compilers.add(
+        ServedZones.compiler(sharedCookies, new ZoneSigning(c -> dnssecKeys, Ticker.SYSTEM)));
     compilers.add(HttpsSettings.compiler());
     compilers.add(PolicyPlanner.compiler());
     compilers.addAll(extra);
@@ -212,6 +265,8 @@ public final class SluiceRuntime implements AutoCloseable {
     ClusterConnection cluster = null;
     ClusterMembership membership = null;
     PeriodicDivergenceCheck divergence = null;
+    SigningMaintenance signing = null;
+    Webhooks webhooks = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
       // A cluster node shares its operator state through etcd; its state directory keeps its copy.
@@ -225,16 +280,40 @@ public final class SluiceRuntime implements AutoCloseable {
       }
       traffic =
           cluster == null
-              ? TrafficSystem.open(
-                  store, stateConfig.stateDirectory(), Ticker.SYSTEM, gslb, planner)
+              ? TrafficSystem.open(store, stateConfig.stateDirectory(), clock, gslb, planner)
               : TrafficSystem.openClustered(
                   store,
                   stateConfig.stateDirectory(),
-                  Ticker.SYSTEM,
+                  clock,
                   gslb,
                   planner,
                   cluster.state(),
                   membership.leadership());
+      // Every audited change goes to the webhook outbox from here on (in a cluster, the leader
+      // sends); reloads bring new webhooks and secrets with the snapshot that publishes them.
+      webhooks =
+          Webhooks.start(
+              new Webhooks.Setup(
+                  stateConfig.stateDirectory(),
+                  traffic.auditLog(),
+                  config.localVantage(),
+                  config.clustered() ? config.cluster().prefix() : null,
+                  Ticker.SYSTEM,
+                  membership == null ? Leadership.ALWAYS : membership.leadership(),
+                  cluster == null ? SharedCursors.NONE : cluster.webhookCursors(),
+                  gslb,
+                  new SecureRandom(),
+                  DiskWrites.DIRECT),
+              config);
+      Webhooks hooks = webhooks;
+      SluiceConfig[] heardConfig = {store.current().config()};
+      store.addListener(
+          s -> {
+            if (s.config() != heardConfig[0]) {
+              heardConfig[0] = s.config();
+              hooks.configure(s.config());
+            }
+          });
       // In a cluster the verdicts come from the quorum over every node's opinions, shared on etcd.
       OpinionExchange opinions = OpinionExchange.NONE;
       if (config.clustered()) {
@@ -253,12 +332,37 @@ public final class SluiceRuntime implements AutoCloseable {
           PoolLoadFeed.create(
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
       loads.start(LOAD_TICK);
-      node = SluiceNode.start(store, publisher, planner, gslb);
+      node = SluiceNode.start(store, publisher, planner, gslb, inherited);
+      SluiceNode signedNode = node;
+      signing =
+          SigningMaintenance.start(
+              store,
+              dnssecKeys,
+              () -> {
+                try {
+                  signedNode.apply(store.current().config(), "DNSSEC key change");
+                } catch (ConfigException e) {
+                  log.error("cannot sign with the changed DNSSEC keys: {}", e.getMessage());
+                }
+              });
       TransferZones offered = store.current().artifacts().get(TransferZones.class);
       if (offered != null) {
         offered.describe().forEach(line -> log.info("{}", line));
       }
       versions.attach(node, traffic.auditSink());
+      // The pools' dynamic members (operator state, added through the API) are served on top of
+      // every applied configuration, and published again whenever they change.
+      TrafficController members = traffic.controller();
+      SluiceNode served = node;
+      node.overlay(c -> c.withDynamicMembers(members.state().members()));
+      members.onMembersChanged(
+          () -> {
+            try {
+              served.republish();
+            } catch (ConfigException e) {
+              log.error("the dynamic members could not be served: {}", e.getMessage());
+            }
+          });
       HangupReload.install(versions);
       if (config.admin().enabled()) {
         AdminConfig adminConfig = config.admin();
@@ -275,11 +379,12 @@ public final class SluiceRuntime implements AutoCloseable {
                 versions,
                 planner,
                 probes.reportSink(),
-                metrics);
+                metrics,
+                clock);
         if (membership != null) {
           admin.withCluster(membership.members());
         }
-        admin.withCookieRotation(cookieRotation);
+        admin.withCookieRotation(cookieRotation).withProbes(probes);
         admin.withDnssecKeys(
             new KeyManager(dnssecKeys, traffic.auditSink(), KeyManager.KeyStore.of(dnssecKeys)));
         admin.withLoadFeed(loads).withConfigCommands(versions).start();
@@ -319,8 +424,10 @@ public final class SluiceRuntime implements AutoCloseable {
       runtime.cluster = cluster;
       runtime.membership = membership;
       runtime.divergence = divergence;
+      runtime.signing = signing;
       runtime.dnssecKeys = dnssecKeys;
       runtime.keyTicks = KeyTicks.start(dnssecKeys);
+      runtime.webhooks = webhooks;
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       SluiceRuntime partial =
@@ -329,6 +436,8 @@ public final class SluiceRuntime implements AutoCloseable {
       partial.cluster = cluster;
       partial.membership = membership;
       partial.divergence = divergence;
+      partial.signing = signing;
+      partial.webhooks = webhooks;
       partial.close();
       throw e;
     }
@@ -405,8 +514,40 @@ public final class SluiceRuntime implements AutoCloseable {
     return traffic;
   }
 
+  /**
+   * Hands the state directory, the admin port and the cluster membership over to a process taking
+   * over: stops the admin API (its connections are refused from now on, so no change can be
+   * acknowledged and then lost), closes the probes and the traffic system (releasing the store's
+   * lock; every acknowledged change is already in its journal) and leaves the cluster. The DNS and
+   * DoH listeners answer on from the last published state. Idempotent.
+   */
+  public synchronized void releaseState() {
+    if (released) {
+      return;
+    }
+    released = true;
+    closeStateParts();
+  }
+
   @Override
   public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (!released) {
+        released = true;
+        closeStateParts();
+      }
+    }
+    if (node != null) {
+      closeQuietly("DNS listeners", node);
+    }
+    closeQuietly("metrics", metrics);
+  }
+
+  private void closeStateParts() {
     if (stateDir != null) {
       try {
         NodeRecord.remove(stateDir);
@@ -420,6 +561,9 @@ public final class SluiceRuntime implements AutoCloseable {
     if (keyTicks != null) {
       closeQuietly("DNSSEC key timer", keyTicks);
     }
+    if (signing != null) {
+      signing.close();
+    }
     if (membership != null) {
       // First, so that another node takes the lead at once and this node's keys vanish now.
       closeQuietly("cluster membership", membership);
@@ -427,9 +571,6 @@ public final class SluiceRuntime implements AutoCloseable {
     if (admin != null) {
       admin.ready(false);
       closeQuietly("admin API", admin);
-    }
-    if (node != null) {
-      closeQuietly("DNS listeners", node);
     }
     if (loads != null) {
       closeQuietly("pool load feed", loads);
@@ -440,6 +581,9 @@ public final class SluiceRuntime implements AutoCloseable {
     if (clusterHealth != null) {
       closeQuietly("health opinion exchange", clusterHealth);
     }
+    if (webhooks != null) {
+      closeQuietly("webhooks", webhooks);
+    }
     if (traffic != null) {
       closeQuietly("traffic system", traffic);
     }
@@ -449,7 +593,6 @@ public final class SluiceRuntime implements AutoCloseable {
     if (configHistory != null) {
       closeQuietly("configuration history", configHistory);
     }
-    closeQuietly("metrics", metrics);
   }
 
   private static void closeQuietly(String what, AutoCloseable c) {
