@@ -25,6 +25,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.regex.Matcher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,6 +103,14 @@ public final class KeyDirectory implements ZoneKeySource {
   private Instant lastTick;
   // The zones of the last configuration loaded, for listings.
   private volatile List<Name> listed = List.of();
+  // Mirrors the cluster's changes into the key directories, one at a time, in etcd's order.
+  private final ExecutorService mirrors =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "sluice-dnssec-mirror");
+            t.setDaemon(true);
+            return t;
+          });
   // Where a cluster node shares its key files; null on a single node.
   private volatile KeyFileExchange exchange;
 
@@ -156,18 +166,22 @@ public final class KeyDirectory implements ZoneKeySource {
     } catch (TextParseException e) {
       return;
     }
-    Loaded l = zones.get(zone);
-    if (l == null) {
-      return;
-    }
-    try {
-      synchronized (this) {
-        mirror(l.setup(), files);
-      }
-      reload(zone);
-    } catch (IOException | RuntimeException e) {
-      log.warn("cannot mirror the cluster's keys of {}: {}", zone, e.toString());
-    }
+    // Never on etcd's callback thread: loading waits for etcd answers that this thread delivers.
+    mirrors.execute(
+        () -> {
+          Loaded l = zones.get(zone);
+          if (l == null) {
+            return;
+          }
+          try {
+            synchronized (this) {
+              mirror(l.setup(), files);
+            }
+            reload(zone, false);
+          } catch (IOException | RuntimeException e) {
+            log.warn("cannot mirror the cluster's keys of {}: {}", zone, e.toString());
+          }
+        });
   }
 
   @Override
@@ -207,7 +221,7 @@ public final class KeyDirectory implements ZoneKeySource {
       Map<Name, Loaded> before = zones;
       Map<Name, Loaded> next = new LinkedHashMap<>();
       for (ZoneSetup s : setups) {
-        next.put(s.zone(), loadZone(s, before.get(s.zone()), problems, generated));
+        next.put(s.zone(), loadZone(s, before.get(s.zone()), problems, generated, true));
       }
       listed = List.copyOf(next.keySet());
       // A zone no longer signed keeps its keys: the build that dropped it may still be rejected
@@ -222,6 +236,11 @@ public final class KeyDirectory implements ZoneKeySource {
 
   /** Reloads the key files of one signed zone (after a rollover step rewrote them). */
   public LoadReport reload(Name zone) {
+    return reload(zone, true);
+  }
+
+  // Without sync, the files as they are (a mirror of the cluster's just written).
+  private LoadReport reload(Name zone, boolean sync) {
     List<KeyFileException> problems = new ArrayList<>();
     List<String> generated = new ArrayList<>();
     List<Name> changed;
@@ -232,7 +251,7 @@ public final class KeyDirectory implements ZoneKeySource {
         throw new IllegalArgumentException(zone + " is not a signed zone");
       }
       Map<Name, Loaded> next = new LinkedHashMap<>(before);
-      next.put(zone, loadZone(old.setup(), old, problems, generated));
+      next.put(zone, loadZone(old.setup(), old, problems, generated, sync));
       changed = publish(before, next);
     }
     changed.forEach(this::tell);
@@ -290,18 +309,22 @@ public final class KeyDirectory implements ZoneKeySource {
   }
 
   private Loaded loadZone(
-      ZoneSetup s, Loaded old, List<KeyFileException> allProblems, List<String> generated) {
+      ZoneSetup s,
+      Loaded old,
+      List<KeyFileException> allProblems,
+      List<String> generated,
+      boolean sync) {
     List<KeyFileException> problems = new ArrayList<>();
     String dir = s.directory().toString();
     List<Path> files;
-    KeyFileExchange shared = exchange;
+    KeyFileExchange shared = sync ? exchange : null;
     try {
       if (shared != null) {
         syncWithCluster(shared, s, problems, generated);
       }
       files = keyFiles(s);
       // A cluster node generates only as the first node to share the zone's keys.
-      if (files.isEmpty() && s.generate() && shared == null) {
+      if (files.isEmpty() && s.generate() && exchange == null) {
         generate(s, generated);
         files = keyFiles(s);
       }
