@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
     subcommands = {KeysCommand.Rollover.class},
     footer = {
       "",
-      "Examples:",
+      "Example:",
       "  sluice ctl keys",
       "  sluice ctl keys example.com",
       "  sluice ctl keys rollover example.com zsk-publish --reason 'quarterly ZSK roll'"

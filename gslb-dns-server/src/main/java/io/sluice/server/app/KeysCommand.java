@@ -31,7 +31,8 @@ import picocli.CommandLine.Spec;
     name = "keys",
     mixinStandardHelpOptions = true,
     description = "DNSSEC keys as BIND key files (see docs/dnssec.md).",
-    subcommands = {KeysCommand.Generate.class})
+    subcommands = {KeysCommand.Generate.class},
+    footer = {"", "Example:", "  sluice keys generate example.com --config config/sluice.yaml"})
 final class KeysCommand implements Callable<Integer> {
 
   @Override
@@ -67,6 +68,11 @@ final class KeysCommand implements Callable<Integer> {
             + " and active from now, and print its file name and DS record. The running node"
             + " loads it on its next reload. To replace a key in use, roll it over with"
             + " 'sluice ctl keys' instead.",
+      },
+      footer = {
+        "",
+        "Example:",
+        "  sluice keys generate example.com --ksk --algorithm ED25519 --directory keys/example.com"
       })
   static final class Generate implements Callable<Integer> {
     @Spec CommandSpec spec;

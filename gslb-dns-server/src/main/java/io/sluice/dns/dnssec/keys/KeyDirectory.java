@@ -25,6 +25,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.regex.Matcher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,6 +103,14 @@ public final class KeyDirectory implements ZoneKeySource {
   private Instant lastTick;
   // The zones of the last configuration loaded, for listings.
   private volatile List<Name> listed = List.of();
+  // Mirrors the cluster's changes into the key directories, one at a time, in etcd's order.
+  private final ExecutorService mirrors =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "sluice-dnssec-mirror");
+            t.setDaemon(true);
+            return t;
+          });
   // Where a cluster node shares its key files; null on a single node.
   private volatile KeyFileExchange exchange;
 
@@ -156,18 +166,22 @@ public final class KeyDirectory implements ZoneKeySource {
     } catch (TextParseException e) {
       return;
     }
-    Loaded l = zones.get(zone);
-    if (l == null) {
-      return;
-    }
-    try {
-      synchronized (this) {
-        mirror(l.setup(), files);
-      }
-      reload(zone);
-    } catch (IOException | RuntimeException e) {
-      log.warn("cannot mirror the cluster's keys of {}: {}", zone, e.toString());
-    }
+    // Never on etcd's callback thread: loading waits for etcd answers that this thread delivers.
+    mirrors.execute(
+        () -> {
+          Loaded l = zones.get(zone);
+          if (l == null) {
+            return;
+          }
+          try {
+            synchronized (this) {
+              mirror(l.setup(), files);
+            }
+            reload(zone, false);
+          } catch (IOException | RuntimeException e) {
+            log.warn("cannot mirror the cluster's keys of {}: {}", zone, e.toString());
+          }
+        });
   }
 
   @Override
@@ -185,7 +199,7 @@ public final class KeyDirectory implements ZoneKeySource {
    * zone whose setup asks for it and whose directory holds no key; zones no longer signed are
    * dropped. Listeners hear of every zone whose keys changed.
    */
-  public synchronized LoadReport load(SluiceConfig config) {
+  public LoadReport load(SluiceConfig config) {
     return load(ZoneSetup.of(config).values());
   }
 
@@ -199,34 +213,48 @@ public final class KeyDirectory implements ZoneKeySource {
   }
 
   /** Like {@link #load(SluiceConfig)}, for the given setups. */
-  public synchronized LoadReport load(Iterable<ZoneSetup> setups) {
+  public LoadReport load(Iterable<ZoneSetup> setups) {
     List<KeyFileException> problems = new ArrayList<>();
     List<String> generated = new ArrayList<>();
-    Map<Name, Loaded> before = zones;
-    Map<Name, Loaded> next = new LinkedHashMap<>();
-    for (ZoneSetup s : setups) {
-      next.put(s.zone(), loadZone(s, before.get(s.zone()), problems, generated));
+    List<Name> changed;
+    synchronized (this) {
+      Map<Name, Loaded> before = zones;
+      Map<Name, Loaded> next = new LinkedHashMap<>();
+      for (ZoneSetup s : setups) {
+        next.put(s.zone(), loadZone(s, before.get(s.zone()), problems, generated, true));
+      }
+      listed = List.copyOf(next.keySet());
+      // A zone no longer signed keeps its keys: the build that dropped it may still be rejected
+      // by a later step, and the configuration served until then still signs it.
+      before.forEach(next::putIfAbsent);
+      changed = publish(before, next);
     }
-    listed = List.copyOf(next.keySet());
-    // A zone no longer signed keeps its keys: the build that dropped it may still be rejected by a
-    // later step, and the configuration served until then still signs it.
-    before.forEach(next::putIfAbsent);
-    publish(before, next);
+    // Outside the lock: a listener may start a build, which loads keys on another thread.
+    changed.forEach(this::tell);
     return new LoadReport(problems, generated);
   }
 
   /** Reloads the key files of one signed zone (after a rollover step rewrote them). */
-  public synchronized LoadReport reload(Name zone) {
-    Map<Name, Loaded> before = zones;
-    Loaded old = before.get(zone);
-    if (old == null) {
-      throw new IllegalArgumentException(zone + " is not a signed zone");
-    }
+  public LoadReport reload(Name zone) {
+    return reload(zone, true);
+  }
+
+  // Without sync, the files as they are (a mirror of the cluster's just written).
+  private LoadReport reload(Name zone, boolean sync) {
     List<KeyFileException> problems = new ArrayList<>();
     List<String> generated = new ArrayList<>();
-    Map<Name, Loaded> next = new LinkedHashMap<>(before);
-    next.put(zone, loadZone(old.setup(), old, problems, generated));
-    publish(before, next);
+    List<Name> changed;
+    synchronized (this) {
+      Map<Name, Loaded> before = zones;
+      Loaded old = before.get(zone);
+      if (old == null) {
+        throw new IllegalArgumentException(zone + " is not a signed zone");
+      }
+      Map<Name, Loaded> next = new LinkedHashMap<>(before);
+      next.put(zone, loadZone(old.setup(), old, problems, generated, sync));
+      changed = publish(before, next);
+    }
+    changed.forEach(this::tell);
     return new LoadReport(problems, generated);
   }
 
@@ -256,15 +284,18 @@ public final class KeyDirectory implements ZoneKeySource {
     due.forEach(this::tell);
   }
 
-  private void publish(Map<Name, Loaded> before, Map<Name, Loaded> next) {
+  /** Swaps {@code next} in; returns the zones whose keys changed. */
+  private List<Name> publish(Map<Name, Loaded> before, Map<Name, Loaded> next) {
     // Configuration order, for listings.
     zones = Collections.unmodifiableMap(new LinkedHashMap<>(next));
+    List<Name> changed = new ArrayList<>();
     for (Map.Entry<Name, Loaded> e : next.entrySet()) {
       Loaded old = before.get(e.getKey());
       if (old == null || !old.keys().equals(e.getValue().keys())) {
-        tell(e.getKey());
+        changed.add(e.getKey());
       }
     }
+    return changed;
   }
 
   private void tell(Name zone) {
@@ -278,18 +309,22 @@ public final class KeyDirectory implements ZoneKeySource {
   }
 
   private Loaded loadZone(
-      ZoneSetup s, Loaded old, List<KeyFileException> allProblems, List<String> generated) {
+      ZoneSetup s,
+      Loaded old,
+      List<KeyFileException> allProblems,
+      List<String> generated,
+      boolean sync) {
     List<KeyFileException> problems = new ArrayList<>();
     String dir = s.directory().toString();
     List<Path> files;
-    KeyFileExchange shared = exchange;
+    KeyFileExchange shared = sync ? exchange : null;
     try {
       if (shared != null) {
         syncWithCluster(shared, s, problems, generated);
       }
       files = keyFiles(s);
       // A cluster node generates only as the first node to share the zone's keys.
-      if (files.isEmpty() && s.generate() && shared == null) {
+      if (files.isEmpty() && s.generate() && exchange == null) {
         generate(s, generated);
         files = keyFiles(s);
       }

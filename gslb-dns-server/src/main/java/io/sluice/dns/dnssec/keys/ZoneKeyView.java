@@ -37,7 +37,7 @@ public final class ZoneKeyView {
       // The DS set the parent should hold: SEP keys that are published or about to be.
       if (d != null
           && state != KeyState.REMOVED
-          && !t.syncDelete().map(now::isAfter).orElse(false)) {
+          && !t.syncDelete().map(x -> !now.isBefore(x)).orElse(false)) {
         ds.add(d);
       }
       DnssecAlgorithm alg = DnssecAlgorithm.ofNumber(k.algorithm());
