@@ -29,7 +29,13 @@ import picocli.CommandLine.Option;
       "Authoritative DNS server for global server load balancing.",
       "Also: 'sluice ctl --help' (on-call CLI), 'sluice probe-agent --help' (remote vantage)."
     },
-    subcommands = {Main.Run.class, Main.Check.class, StateCommand.class})
+    subcommands = {
+      Main.Run.class,
+      Main.Check.class,
+      StateCommand.class,
+      BackupCommands.Backup.class,
+      BackupCommands.Restore.class
+    })
 public final class Main implements Callable<Integer> {
   /**
    * The logger, in a holder so that {@code sluice ctl} and {@code probe-agent}, which start through

@@ -26,6 +26,7 @@ import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.store.StateFormat;
 import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
@@ -119,6 +120,9 @@ public final class SluiceRuntime implements AutoCloseable {
     // The published configuration holds the tokens the admin API accepts (the local one if the
     // file declares none), so that a reload adds and revokes tokens with the same swap.
     boolean localToken = config.admin().tokens().isEmpty();
+    // Before anything reads or writes the state directory: one a newer release wrote is refused
+    // whole, one an older release wrote is upgraded (docs/state.md, "Format versions").
+    StateFormat.open(config.stateDirectory());
     config = AdminBootstrapToken.applyTo(config, config.stateDirectory());
     // Start and reload share one path: every module builds its share of the configuration (zones
     // and encoded answers, the compiled policy chain), each once, before anything is published.
@@ -239,7 +243,11 @@ public final class SluiceRuntime implements AutoCloseable {
           admin.withCluster(membership.members());
         }
         admin.withCookieRotation(cookieRotation);
-        admin.withLoadFeed(loads).withConfigCommands(versions).start();
+        admin
+            .withLoadFeed(loads)
+            .withConfigCommands(versions)
+            .withStateBackups(BackupCommands.source(stateConfig, traffic, localHistory))
+            .start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }
