@@ -175,7 +175,9 @@ public final class AdminFixture implements AutoCloseable {
             .withLoadFeed(loads)
             .withConfigCommands(new RecordingConfigCommands(configDir))
             // The route's answer as bytes; the archive itself is BackupRestoreTest's.
-            .withStateBackups(secrets -> ("backup secrets=" + secrets).getBytes(java.nio.charset.StandardCharsets.UTF_8))
+            .withStateBackups(
+                secrets ->
+                    ("backup secrets=" + secrets).getBytes(java.nio.charset.StandardCharsets.UTF_8))
             .start();
     server.ready(true);
   }
