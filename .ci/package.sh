@@ -26,6 +26,7 @@ finish() {
     wait "$pid" 2>/dev/null
   fi
   dpkg -s sluice >/dev/null 2>&1 && dpkg --purge sluice >/dev/null 2>&1
+  rm -rf /var/lib/sluice.replaced-* /var/lib/sluice.restoring-*
   rm -rf "$work"
 }
 trap finish EXIT
@@ -86,9 +87,16 @@ check eval '[ "$(ps -o user= -p $pid)" = sluice ] &&
   grep -qx "CapEff:[[:space:]]*0000000000000400" /proc/$pid/status'
 what="sluice ctl status reaches it through /var/lib/sluice"
 check /usr/bin/sluice ctl status
+what="sluice backup of the running node, through its admin API"
+check eval '/usr/bin/sluice backup "$work/backup.zip" | grep -q "(running node)" &&
+  [ "$(stat -c %a "$work/backup.zip")" = 600 ]'
 what="SIGTERM stops it cleanly"
 check eval 'kill -TERM $pid; wait $pid; w=$?; [ $w -eq 0 ] || [ $w -eq 143 ]'
 pid=""
+what="sluice restore --replace puts it back into /var/lib/sluice, owned by sluice"
+check eval '/usr/bin/sluice restore --replace "$work/backup.zip" &&
+  [ "$(stat -c %U:%G /var/lib/sluice/traffic/journal.log)" = sluice:sluice ] &&
+  [ -d /var/lib/sluice.replaced-* ] && rm -rf /var/lib/sluice.replaced-*'
 what="dpkg --purge removes the package, its configuration and its state"
 check eval 'dpkg --purge sluice | tee -a "$work/install.log" &&
   [ ! -e /etc/sluice ] && [ ! -e /var/lib/sluice ] && [ ! -e /var/cache/sluice ] &&
