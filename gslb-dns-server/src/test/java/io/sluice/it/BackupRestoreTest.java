@@ -202,6 +202,7 @@ class BackupRestoreTest {
                     + state.toAbsolutePath()
                     + " has format 2 (written by sluice 2.0.0); this release"),
         e.getMessage());
+    assertEquals(2, sluice("check", "--config", c.resolve("sluice.yaml").toString()));
     assertArrayEquals(journal, Files.readAllBytes(state.resolve("traffic/journal.log")));
     assertFalse(Files.exists(state.resolve("node.properties")), "nothing was started");
   }

@@ -318,6 +318,7 @@ public final class StateArchive {
                 + ".replaced-<time> first");
       }
       Path staged = parent.resolve(stateDir.getFileName() + ".restoring-" + stamp);
+      Files.createDirectories(parent);
       try {
         extract(zip, archive, m, staged);
         if (present) {

@@ -205,6 +205,13 @@ final class BackupCommands {
                   + "): keep it as safe as the node itself, or use --no-secrets");
         }
         return 0;
+      } catch (java.nio.file.AccessDeniedException e) {
+        System.err.println(
+            "sluice backup: cannot read "
+                + e.getFile()
+                + ": permission denied (run it as root or as the node's user, or pass --url and"
+                + " --token-file)");
+        return 1;
       } catch (IOException | RuntimeException e) {
         try {
           Files.deleteIfExists(tmp);
