@@ -159,6 +159,11 @@ public final class ConfigLoader {
    * Like {@link #read(Path, UnaryOperator)}, for YAML text named {@code name} whose relative paths
    * resolve against {@code baseDir} (a version from the configuration history).
    */
+  /** The last well-formed text read and what it bound to. */
+  private record LastRead(String yaml, SluiceConfig raw) {}
+
+  private static volatile LastRead lastRead;
+
   public static Parsed read(
       String yaml, String name, Path baseDir, UnaryOperator<SluiceConfig> adjust) {
     if (yaml.isBlank()) {
@@ -168,10 +173,18 @@ public final class ConfigLoader {
     List<String> pruned = new ArrayList<>();
     SluiceConfig raw;
     try {
-      // A well-formed file, the common case, is read in one strict pass.
-      raw = YAML.readValue(yaml, SluiceConfig.class);
-      if (raw == null) {
-        return failed(name, "", "the file is empty");
+      // A well-formed file, the common case, is read in one strict pass. A start reads the same
+      // text more than once (checked, then its referenced files found, then loaded as the node
+      // runs it): the bound result is immutable, so the last one is reused.
+      LastRead memo = lastRead;
+      if (memo != null && memo.yaml().equals(yaml)) {
+        raw = memo.raw();
+      } else {
+        raw = YAML.readValue(yaml, SluiceConfig.class);
+        if (raw == null) {
+          return failed(name, "", "the file is empty");
+        }
+        lastRead = new LastRead(yaml, raw);
       }
     } catch (JsonProcessingException strict) {
       raw = readCollectingShapeProblems(yaml, problems, pruned);

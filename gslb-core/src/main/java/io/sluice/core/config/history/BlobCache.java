@@ -65,19 +65,11 @@ public final class BlobCache {
 
   /**
    * Copies {@code file} in and returns the SHA-256 of what was copied; content already held is not
-   * written again (a GeoIP database is read at every reload).
+   * installed again (a GeoIP database is read at every reload). The file is read once: hashing it
+   * first and copying it after read and hashed a large master file twice at every start.
    */
   public String add(Path file) throws IOException {
-    MessageDigest md = ConfigVersion.digester();
-    try (InputStream in = new java.security.DigestInputStream(Files.newInputStream(file), md)) {
-      in.transferTo(OutputStream.nullOutputStream());
-    }
-    String sha = HexFormat.of().formatHex(md.digest());
-    if (hold(sha)) {
-      return sha;
-    }
     try (InputStream in = Files.newInputStream(file)) {
-      // The hash of what is copied, should the file have changed since it was hashed.
       return install(in, null);
     }
   }
@@ -174,6 +166,10 @@ public final class BlobCache {
       String sha = HexFormat.of().formatHex(md.digest());
       if (expected != null && !expected.equals(sha)) {
         throw new IOException("content hashes to " + sha + ", expected " + expected);
+      }
+      if (hold(sha)) {
+        // Already held, and a held name always has exactly its content: the copy is not needed.
+        return sha;
       }
       try (var ch = java.nio.channels.FileChannel.open(tmp, StandardOpenOption.WRITE)) {
         ch.force(true);
