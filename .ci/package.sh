@@ -47,8 +47,6 @@ fi
 what="dpkg -i installs the package (apt-get install -f for missing dependencies)"
 check eval 'dpkg -i "$deb" >"$work/install.log" 2>&1 ||
   apt-get install -f -y -qq >>"$work/install.log" 2>&1'
-echo "---- install log"
-sed 's/^/     | /' "$work/install.log"
 what="the sluice system user, its state directory and the launcher"
 check eval 'getent passwd sluice | grep -q ":/usr/sbin/nologin$" &&
   [ "$(stat -c %U:%a /var/lib/sluice)" = sluice:750 ] && [ -x /usr/bin/sluice ] &&
@@ -97,10 +95,17 @@ what="sluice restore --replace puts it back into /var/lib/sluice, owned by sluic
 check eval '/usr/bin/sluice restore --replace "$work/backup.zip" &&
   [ "$(stat -c %U:%G /var/lib/sluice/traffic/journal.log)" = sluice:sluice ] &&
   [ -d /var/lib/sluice.replaced-* ] && rm -rf /var/lib/sluice.replaced-*'
+what="installing it again (the upgrade path) keeps an edited configuration and the state"
+check eval 'echo "# edited by the operator" >>/etc/sluice/sluice.yaml &&
+  dpkg -i "$deb" >>"$work/install.log" 2>&1 &&
+  tail -1 /etc/sluice/sluice.yaml | grep -qx "# edited by the operator" &&
+  [ -s /var/lib/sluice/traffic/store.properties ] && [ -s /var/cache/sluice/sluice-ctl.jsa ]'
 what="dpkg --purge removes the package, its configuration and its state"
-check eval 'dpkg --purge sluice | tee -a "$work/install.log" &&
+check eval 'dpkg --purge sluice >>"$work/install.log" 2>&1 &&
   [ ! -e /etc/sluice ] && [ ! -e /var/lib/sluice ] && [ ! -e /var/cache/sluice ] &&
   [ ! -e /usr/bin/sluice ] && [ ! -e /etc/systemd/system/multi-user.target.wants/sluice.service ]'
 
-echo "package: $passed passed, $failed failed"
+echo "---- install, upgrade and purge log"
+sed 's/^/     | /' "$work/install.log"
+echo "package check: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
