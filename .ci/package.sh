@@ -83,8 +83,10 @@ dig +norec @127.0.0.1 -p 53 www.example.test A | grep -E 'status|^www'
 what="it runs as sluice with CAP_NET_BIND_SERVICE alone (CapEff 0x400)"
 check eval '[ "$(ps -o user= -p $pid)" = sluice ] &&
   grep -qx "CapEff:[[:space:]]*0000000000000400" /proc/$pid/status'
-what="sluice ctl status reaches it through /var/lib/sluice"
-check /usr/bin/sluice ctl status
+what="sluice ctl status reaches it through /var/lib/sluice, its classes mapped from the archive"
+check eval 'SLUICE_JAVA_OPTS="-Xlog:class+load=info:file=$work/classes.log" /usr/bin/sluice ctl status &&
+  grep -q "io.sluice.admin.cli.CtlMain source: shared objects file" "$work/classes.log"'
+
 what="sluice backup of the running node, through its admin API"
 check eval '/usr/bin/sluice backup "$work/backup.zip" | grep -q "(running node)" &&
   [ "$(stat -c %a "$work/backup.zip")" = 600 ]'
