@@ -74,7 +74,7 @@ public final class ZoneCompiler {
     private final ZoneConfig zc;
     private final String path;
     private final Problems problems;
-    private final Map<Name, Owned> data = new LinkedHashMap<>();
+    private Map<Name, Owned> data = new LinkedHashMap<>();
     private final Map<Name, String> services = new LinkedHashMap<>();
     private final Map<Name, String> servicePaths = new HashMap<>();
     private Name origin;
@@ -125,6 +125,16 @@ public final class ZoneCompiler {
       if (!Files.isReadable(file)) {
         problems.add(where, "cannot read master file " + file);
         return;
+      }
+      try {
+        // Sized for the file at once (a record line is rarely under 20 bytes): growing a map of
+        // a million names step by step rehashed it twenty times.
+        long estimate = Math.min(Files.size(file) / 20, 1 << 24);
+        if (data.isEmpty() && estimate > 16) {
+          data = new LinkedHashMap<>(capacity((int) estimate));
+        }
+      } catch (IOException e) {
+        // The read below reports it.
       }
       int failedAt;
       try (Master master = new Master(file.toString(), origin, zc.ttl())) {
@@ -487,29 +497,40 @@ public final class ZoneCompiler {
       Map<Name, ZoneNode> nodes = new HashMap<>(capacity(data.size() + services.size() + 1));
       // Most names have the same few types: one array per combination, shared.
       Map<List<Integer>, int[]> typeLists = new HashMap<>();
+      Map<Integer, int[]> singleTypes = new HashMap<>();
       data.forEach(
           (name, owned) -> {
             Record[][] sets = new Record[owned.count][];
-            List<Integer> key = new ArrayList<>(owned.count);
-            for (int i = 0; i < owned.count; i++) {
-              sets[i] = owned.records(i);
-              key.add(owned.type(i));
+            int[] types;
+            if (owned.count == 1) {
+              // Most names of a large zone: no list key to build and hash.
+              sets[0] = owned.records(0);
+              types = singleTypes.computeIfAbsent(owned.type(0), t -> new int[] {t});
+            } else {
+              List<Integer> key = new ArrayList<>(owned.count);
+              for (int i = 0; i < owned.count; i++) {
+                sets[i] = owned.records(i);
+                key.add(owned.type(i));
+              }
+              types =
+                  typeLists.computeIfAbsent(
+                      key, k -> k.stream().mapToInt(Integer::intValue).toArray());
             }
-            int[] types =
-                typeLists.computeIfAbsent(
-                    key, k -> k.stream().mapToInt(Integer::intValue).toArray());
             nodes.put(name, new ZoneNode(name, types, sets, services.get(name)));
           });
       services.forEach((name, service) -> nodes.putIfAbsent(name, ZoneNode.empty(name, service)));
       nodes.putIfAbsent(origin, ZoneNode.empty(origin, null));
-      List<Name> owners = new ArrayList<>(nodes.keySet());
-      for (Name n : owners) {
-        // An ancestor already present had its own ancestors added when it was reached (every
-        // owner is), or was added by a walk that went on to the apex.
-        for (int strip = 1; strip < n.labels() - origin.labels(); strip++) {
-          Name parent = new Name(n, strip);
-          if (nodes.putIfAbsent(parent, ZoneNode.empty(parent, null)) != null) {
-            break;
+      // The owners are the names of data and of services (the apex has no ancestor in the zone);
+      // walking those maps, which stay as they are, spares a copy of a million keys.
+      for (Map<Name, ?> owners : List.of(data, services)) {
+        for (Name n : owners.keySet()) {
+          // An ancestor already present had its own ancestors added when it was reached (every
+          // owner is), or was added by a walk that went on to the apex.
+          for (int strip = 1; strip < n.labels() - origin.labels(); strip++) {
+            Name parent = new Name(n, strip);
+            if (nodes.putIfAbsent(parent, ZoneNode.empty(parent, null)) != null) {
+              break;
+            }
           }
         }
       }
