@@ -122,6 +122,7 @@ final class BackupCommands {
       name = "backup",
       mixinStandardHelpOptions = true,
       description = {
+        "Back up a node's state directory to FILE, also while the node runs.",
         "Write a backup of a node's state directory (traffic state, journal, audit log, switch"
             + " records, configuration history, verdicts, zone serials and secrets) to FILE, a"
             + " zip archive readable only by you. A running node makes it through its admin API"
@@ -311,6 +312,7 @@ final class BackupCommands {
       name = "restore",
       mixinStandardHelpOptions = true,
       description = {
+        "Restore a backup into a stopped node's state directory.",
         "Restore a backup made by 'sluice backup' into a stopped node's state directory, which"
             + " must be empty unless --replace. The archive's format and every file's checksum"
             + " are checked first; a directory a running node holds is refused. See"
@@ -320,7 +322,7 @@ final class BackupCommands {
         "",
         "Example:",
         "  systemctl stop sluice",
-        "  sluice restore --config /etc/sluice/sluice.yaml --replace /root/sluice-2026-11-30.zip",
+        "  sluice restore --replace /root/sluice-2026-11-30.zip",
         "  systemctl start sluice"
       })
   static final class Restore implements Callable<Integer> {
