@@ -193,6 +193,21 @@ public final class StateArchive {
     return out.toByteArray();
   }
 
+  /**
+   * Removes the staging copies a backup left in {@code stateDir} when its process stopped in the
+   * middle; call at start, before any backup can run.
+   */
+  public static void removeStaging(Path stateDir) throws IOException {
+    if (!Files.isDirectory(stateDir)) {
+      return;
+    }
+    try (Stream<Path> s = Files.list(stateDir)) {
+      for (Path p : s.filter(p -> p.getFileName().toString().startsWith(STAGING)).toList()) {
+        deleteTree(p);
+      }
+    }
+  }
+
   /** Whether a file of the state directory holds a secret by its name alone. */
   public static boolean isSecret(String relative) {
     String name = relative.substring(relative.lastIndexOf('/') + 1);

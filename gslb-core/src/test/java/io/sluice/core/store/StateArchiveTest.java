@@ -147,6 +147,18 @@ class StateArchiveTest {
   }
 
   @Test
+  void aStagingCopyLeftByAStoppedProcessIsRemovedAndNeverArchived() throws Exception {
+    Path left = Files.createDirectories(state.resolve(".backup-42/audit"));
+    Files.writeString(left.resolve("audit.jsonl"), "copy\n");
+    assertTrue(
+        StateArchive.verify(backup(StateArchive.Options.ALL)).files().keySet().stream()
+            .noneMatch(f -> f.startsWith(".backup-")));
+    StateArchive.removeStaging(state);
+    assertFalse(Files.exists(state.resolve(".backup-42")));
+    assertTrue(Files.exists(state.resolve("audit/audit.jsonl")), "the state itself stays");
+  }
+
+  @Test
   void anUnknownArchiveFormatIsRefusedClearly() throws Exception {
     Path zip =
         rewrite(backup(StateArchive.Options.ALL), t -> t.replace("format=1\n", "format=2\n"));

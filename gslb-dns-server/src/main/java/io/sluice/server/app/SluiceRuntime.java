@@ -26,6 +26,7 @@ import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.store.StateArchive;
 import io.sluice.core.store.StateFormat;
 import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficController;
@@ -123,6 +124,8 @@ public final class SluiceRuntime implements AutoCloseable {
     // Before anything reads or writes the state directory: one a newer release wrote is refused
     // whole, one an older release wrote is upgraded (docs/state.md, "Format versions").
     StateFormat.open(config.stateDirectory());
+    // A backup's staging copy left by a process stopped in the middle of it.
+    StateArchive.removeStaging(config.stateDirectory());
     config = AdminBootstrapToken.applyTo(config, config.stateDirectory());
     // Start and reload share one path: every module builds its share of the configuration (zones
     // and encoded answers, the compiled policy chain), each once, before anything is published.
