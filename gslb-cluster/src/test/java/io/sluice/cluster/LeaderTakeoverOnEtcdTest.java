@@ -130,19 +130,24 @@ class LeaderTakeoverOnEtcdTest {
     }
   }
 
+  /** Waits until one of {@code a} and {@code b} leads and both applied the same revision. */
+  static Node leaderOnceCaughtUp(Node a, Node b) throws InterruptedException {
+    await(
+        "one leader, both caught up",
+        Duration.ofSeconds(30),
+        () ->
+            a.leadership.leads() != b.leadership.leads()
+                && a.controller().appliedRevision() > 0
+                && a.controller().appliedRevision() == b.controller().appliedRevision());
+    return a.leadership.leads() ? a : b;
+  }
+
   @Test
   void theLeaderLostMidRampIsSucceededAtTheNextStepNeverARepeatedOne() throws Exception {
     try (EtcdCluster etcd = EtcdCluster.start(3);
         Node a = new Node("ns1", etcd, dir.resolve("ns1"));
         Node b = new Node("ns2", etcd, dir.resolve("ns2"))) {
-      await(
-          "one leader, both caught up",
-          Duration.ofSeconds(30),
-          () ->
-              a.leadership.leads() != b.leadership.leads()
-                  && a.controller().appliedRevision() > 0
-                  && a.controller().appliedRevision() == b.controller().appliedRevision());
-      Node leader = a.leadership.leads() ? a : b;
+      Node leader = leaderOnceCaughtUp(a, b);
       Node follower = leader == a ? b : a;
       leader.probe(5);
       follower.probe(5);

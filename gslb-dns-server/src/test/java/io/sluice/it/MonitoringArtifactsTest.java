@@ -80,6 +80,13 @@ class MonitoringArtifactsTest {
       """
           + BODY;
 
+  /** A webhook (nothing listens there), so that its per-webhook series are exported too. */
+  static final String A_WEBHOOK =
+      """
+      notifications:
+        webhooks: [ { name: chat, url: "http://127.0.0.1:9/hook", format: slack } ]
+      """;
+
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -103,7 +110,7 @@ class MonitoringArtifactsTest {
         named.toString());
     Set<String> exported;
     try (Backend backend = new Backend("127.0.0.1");
-        LiveNode node = LiveNode.start(dir, SINGLE.formatted(backend.port()))) {
+        LiveNode node = LiveNode.start(dir, (SINGLE + A_WEBHOOK).formatted(backend.port()))) {
       // A running node: one answered query, as any node in service has.
       assertEquals(Rcode.NOERROR, node.query("app.example.test.", Type.A, null, false).getRcode());
       exported = PrometheusSamples.parse(node.get("/metrics").body()).names();

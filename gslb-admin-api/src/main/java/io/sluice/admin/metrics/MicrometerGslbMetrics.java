@@ -20,6 +20,7 @@ import io.sluice.core.spi.RateLimitKind;
 import io.sluice.core.spi.TcpCloseReason;
 import io.sluice.core.spi.TransferKind;
 import io.sluice.core.spi.TransferOutcome;
+import io.sluice.core.spi.WebhookStats;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -123,6 +125,8 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Counter> notifies;
   private final MeterCache<Counter> httpsRequests;
   private final AtomicLong storeHealthy = new AtomicLong(1);
+  // Whether the webhook outbox takes writes; healthy until an outbox reports otherwise.
+  private volatile BooleanSupplier webhookOutboxHealthy = () -> true;
 
   /** Nearest and cross-region answer counts of one service, with their ratio gauges. */
   private record RegionCounters(Counter nearest, Counter cross) {
@@ -194,6 +198,14 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     Gauge.builder("sluice.state.store.healthy", storeHealthy, AtomicLong::get)
         .description(
             "1 while the state directory takes writes, 0 after a failed journal/audit write")
+        .register(registry);
+    Gauge.builder(
+            "sluice.webhook.outbox.healthy",
+            this,
+            m -> m.webhookOutboxHealthy.getAsBoolean() ? 1 : 0)
+        .description(
+            "1 while the webhook outbox takes writes, 0 after a failed write (events then wait in"
+                + " memory and in the audit log)")
         .register(registry);
     pathImpaired =
         new MeterCache<>(
@@ -555,6 +567,37 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   @Override
   public void storeHealthy(boolean healthy) {
     storeHealthy.set(healthy ? 1 : 0);
+  }
+
+  @Override
+  public void webhookOutbox(BooleanSupplier healthy) {
+    webhookOutboxHealthy = healthy;
+  }
+
+  @Override
+  public void webhook(String name, WebhookStats stats) {
+    // Webhook names come from the configuration, so the label set stays bounded.
+    FunctionCounter.builder("sluice.webhook.delivered", stats, WebhookStats::delivered)
+        .description("Events a webhook acknowledged with a 2xx status")
+        .tags("webhook", name)
+        .register(registry);
+    FunctionCounter.builder("sluice.webhook.failures", stats, WebhookStats::failures)
+        .description("Webhook delivery attempts that failed (error status, timeout, no connection)")
+        .tags("webhook", name)
+        .register(registry);
+    FunctionCounter.builder("sluice.webhook.dropped", stats, WebhookStats::dropped)
+        .description("Events dropped undelivered because the webhook outbox was full")
+        .tags("webhook", name)
+        .register(registry);
+    Gauge.builder("sluice.webhook.pending", stats, WebhookStats::pending)
+        .description("Events waiting in the outbox for a webhook")
+        .tags("webhook", name)
+        .register(registry);
+    Gauge.builder(
+            "sluice.webhook.oldest.pending.seconds", stats, WebhookStats::oldestPendingSeconds)
+        .description("Age of the oldest event waiting for a webhook (0: none)")
+        .tags("webhook", name)
+        .register(registry);
   }
 
   @Override

@@ -7,6 +7,8 @@ import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditEvent;
 import io.sluice.core.control.AuditQuery;
 import io.sluice.core.control.AuditSink;
+import io.sluice.core.control.EventTap;
+import io.sluice.core.control.SwitchRecord;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.store.Directories;
 import io.sluice.core.store.DiskWrites;
@@ -54,6 +56,8 @@ public final class FileAuditLog implements AuditSink, Closeable {
   private long lastRevision;
   // Rotated files never change: their indexes are built once, by queries, and shared by them.
   private final ConcurrentHashMap<Path, LineIndex> indexes = new ConcurrentHashMap<>();
+  // Hears each event once it is durable (the webhook outbox).
+  private volatile EventTap tap = EventTap.NONE;
 
   private FileAuditLog(Path dir, Ticker ticker, long maxBytes, int maxFiles, DiskWrites writes)
       throws IOException {
@@ -160,7 +164,31 @@ public final class FileAuditLog implements AuditSink, Closeable {
    * forces it to disk. Its time is kept: the state writer re-derives the event of a change from the
    * journal after a lost write, stamped with the time of the change.
    */
-  public synchronized long append(AuditEvent event) throws IOException {
+  public long append(AuditEvent event) throws IOException {
+    return append(event, List.of());
+  }
+
+  /** Sends every event appended from now on, once durable, to {@code t} as well. */
+  public void tap(EventTap t) {
+    tap(t, () -> {});
+  }
+
+  /**
+   * Runs {@code catchUp} (which may read this log) and then makes {@code t} hear every later event,
+   * with no append in between: nothing falls between what {@code catchUp} read and what {@code t}
+   * hears.
+   */
+  public synchronized void tap(EventTap t, Runnable catchUp) {
+    catchUp.run();
+    this.tap = t == null ? EventTap.NONE : t;
+  }
+
+  /**
+   * Like {@link #append(AuditEvent)}; {@code switches} (the switch records the event concerns) go
+   * to the {@link #tap} with it, not to the log.
+   */
+  public synchronized long append(AuditEvent event, List<SwitchRecord> switches)
+      throws IOException {
     AuditEvent e =
         new AuditEvent(
             seq + 1,
@@ -187,6 +215,13 @@ public final class FileAuditLog implements AuditSink, Closeable {
     seq = e.seq();
     if (e.details().get(REVISION) instanceof Number n) {
       lastRevision = Math.max(lastRevision, n.longValue());
+    }
+    try {
+      tap.recorded(e, switches);
+    } catch (RuntimeException ex) {
+      // The event is durable here; whoever listens recovers what it missed from this log.
+      System.getLogger(FileAuditLog.class.getName())
+          .log(System.Logger.Level.ERROR, "a listener of the audit log failed on event " + seq, ex);
     }
     return seq;
   }

@@ -68,6 +68,7 @@ public final class ConfigFiles {
         config.pools(),
         config.probes(),
         config.cluster(),
+        config.notifications(),
         config.baseDir());
   }
 
@@ -83,6 +84,7 @@ public final class ConfigFiles {
         config.pools(),
         config.probes(),
         cluster,
+        config.notifications(),
         config.baseDir());
   }
 }

@@ -20,6 +20,7 @@ public record SluiceConfig(
     Map<String, PoolConfig> pools,
     ProbeConfig probes,
     ClusterConfig cluster,
+    NotificationsConfig notifications,
     @JsonIgnore Path baseDir) {
 
   public SluiceConfig {
@@ -31,7 +32,23 @@ public record SluiceConfig(
     topology = topology == null ? TopologyConfig.defaults() : topology;
     pools = Lists.copyOrdered(pools);
     probes = probes == null ? ProbeConfig.defaults() : probes;
+    notifications = notifications == null ? NotificationsConfig.defaults() : notifications;
     baseDir = baseDir == null ? Path.of(".") : baseDir;
+  }
+
+  /** A configuration without a {@code notifications:} section. */
+  public SluiceConfig(
+      DnsConfig dns,
+      AdminConfig admin,
+      String stateDir,
+      List<ZoneConfig> zones,
+      Map<String, RegionConfig> regions,
+      TopologyConfig topology,
+      Map<String, PoolConfig> pools,
+      ProbeConfig probes,
+      ClusterConfig cluster,
+      Path baseDir) {
+    this(dns, admin, stateDir, zones, regions, topology, pools, probes, cluster, null, baseDir);
   }
 
   /** A single-node configuration (no {@code cluster:} section). */
@@ -45,7 +62,7 @@ public record SluiceConfig(
       Map<String, PoolConfig> pools,
       ProbeConfig probes,
       Path baseDir) {
-    this(dns, admin, stateDir, zones, regions, topology, pools, probes, null, baseDir);
+    this(dns, admin, stateDir, zones, regions, topology, pools, probes, null, null, baseDir);
   }
 
   /** Whether this node shares its state with the other nodes of a cluster (through etcd). */
@@ -64,13 +81,23 @@ public record SluiceConfig(
   /** The same configuration with relative paths resolved against {@code dir}. */
   public SluiceConfig withBaseDir(Path dir) {
     return new SluiceConfig(
-        dns, admin, stateDir, zones, regions, topology, pools, probes, cluster, dir);
+        dns, admin, stateDir, zones, regions, topology, pools, probes, cluster, notifications, dir);
   }
 
   /** The same configuration with other admin settings. */
   public SluiceConfig withAdmin(AdminConfig newAdmin) {
     return new SluiceConfig(
-        dns, newAdmin, stateDir, zones, regions, topology, pools, probes, cluster, baseDir);
+        dns,
+        newAdmin,
+        stateDir,
+        zones,
+        regions,
+        topology,
+        pools,
+        probes,
+        cluster,
+        notifications,
+        baseDir);
   }
 
   /** Resolves a path from the configuration against the directory of the configuration file. */
@@ -112,5 +139,6 @@ public record SluiceConfig(
     if (cluster != null) {
       cluster.validate("cluster", this, p);
     }
+    notifications.validate("notifications", this, p);
   }
 }

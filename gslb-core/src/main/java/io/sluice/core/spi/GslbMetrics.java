@@ -105,4 +105,13 @@ public interface GslbMetrics {
 
   /** Whether the state store's last write (journal and audit log) succeeded. */
   default void storeHealthy(boolean healthy) {}
+
+  /**
+   * A webhook is configured: its delivery counters and backlog are read from {@code stats} at each
+   * scrape (the same object for the same name across reloads).
+   */
+  default void webhook(String name, WebhookStats stats) {}
+
+  /** The webhook outbox exists: whether it can be written is read from {@code healthy}. */
+  default void webhookOutbox(java.util.function.BooleanSupplier healthy) {}
 }

@@ -577,7 +577,7 @@ final class StateWriter {
     state = next;
     appliedRevision = revision;
     localActions = pending;
-    boolean written = writeAudit(event);
+    boolean written = writeAudit(event, Switches.concerning(next, o.service(), finished));
     return (finished.isEmpty() || writeSwitches(finished)) && written;
   }
 
@@ -968,7 +968,7 @@ final class StateWriter {
           state = next;
           appliedRevision = e.revision();
           if (event != null) {
-            writeAudit(event);
+            writeAudit(event, Switches.concerning(next, event.service(), j.switches()));
           }
           if (audited && !j.switches().isEmpty()) {
             writeSwitches(j.switches());
@@ -1162,8 +1162,13 @@ final class StateWriter {
 
   /** Writes one audit line from a journal record; on failure the store reports itself unhealthy. */
   private boolean writeAudit(AuditEvent a) {
+    return writeAudit(a, List.of());
+  }
+
+  /** Like {@link #writeAudit(AuditEvent)}; {@code switches} go to the audit log's listener. */
+  private boolean writeAudit(AuditEvent a, List<SwitchRecord> switches) {
     try {
-      audit.append(a);
+      audit.append(a, switches);
       auditBehind = null;
       return true;
     } catch (IOException | UncheckedIOException e) {

@@ -63,4 +63,23 @@ final class Switches {
         r.steps(),
         d);
   }
+
+  /**
+   * The switch records an event of {@code service} concerns in {@code state}: those it finished,
+   * then the record of the ramp or drill still running (a global event concerns none running).
+   */
+  static List<SwitchRecord> concerning(
+      ControlState state, String service, List<SwitchRecord> finished) {
+    List<SwitchRecord> out = new ArrayList<>(finished);
+    if (service != null) {
+      ServiceControl sc = state.service(service);
+      if (sc.ramp() != null && sc.ramp().record() != null) {
+        out.add(sc.ramp().record());
+      }
+      if (sc.drill() != null && sc.drill().record() != null) {
+        out.add(sc.drill().record());
+      }
+    }
+    return out;
+  }
 }

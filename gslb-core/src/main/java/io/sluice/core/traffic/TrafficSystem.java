@@ -348,6 +348,11 @@ public final class TrafficSystem implements Closeable {
     return controller.healthPublisher();
   }
 
+  /** The durable audit log itself, for the webhook outbox that hears it. */
+  public FileAuditLog auditLog() {
+    return audit;
+  }
+
   /** The durable audit log, to be shared with other components (the probe module). */
   public AuditSink auditSink() {
     return audit;

@@ -47,6 +47,7 @@ public record CliOverrides(
         config.pools(),
         config.probes(),
         config.cluster(),
+        config.notifications(),
         config.baseDir());
   }
 }

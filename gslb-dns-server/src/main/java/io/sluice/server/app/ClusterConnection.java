@@ -4,7 +4,9 @@ import io.etcd.jetcd.Client;
 import io.sluice.cluster.EtcdClients;
 import io.sluice.cluster.EtcdCookieSecrets;
 import io.sluice.cluster.EtcdStateLog;
+import io.sluice.cluster.EtcdWebhookCursors;
 import io.sluice.core.config.SluiceConfig;
+import io.sluice.core.notify.SharedCursors;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.store.SharedStateLog;
 import io.sluice.dns.response.CookieKeyring;
@@ -41,6 +43,11 @@ final class ClusterConnection implements AutoCloseable {
   /** The etcd client, for the other parts of the cluster. */
   Client client() {
     return client;
+  }
+
+  /** Where the leader records how far each webhook received the cluster's events. */
+  SharedCursors webhookCursors() {
+    return EtcdWebhookCursors.create(client, timeout);
   }
 
   /** The shared operator state. */

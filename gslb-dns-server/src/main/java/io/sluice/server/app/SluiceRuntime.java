@@ -18,14 +18,18 @@ import io.sluice.core.config.history.ConfigStore;
 import io.sluice.core.config.history.FileConfigStore;
 import io.sluice.core.divergence.PeriodicDivergenceCheck;
 import io.sluice.core.health.PoolLoadFeed;
+import io.sluice.core.notify.SharedCursors;
+import io.sluice.core.notify.Webhooks;
 import io.sluice.core.spi.CookieRotation;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.Leadership;
 import io.sluice.core.spi.OpinionExchange;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.ConfigCompiler;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.store.DiskWrites;
 import io.sluice.core.store.StateArchive;
 import io.sluice.core.store.StateFormat;
 import io.sluice.core.traffic.PrometheusMetric;
@@ -40,6 +44,7 @@ import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,6 +76,8 @@ public final class SluiceRuntime implements AutoCloseable {
   private ClusterMembership membership;
   // The periodic answer-divergence check; null on a single node.
   private PeriodicDivergenceCheck divergence;
+  // Sends the audited changes to the configured webhooks, from the outbox.
+  private Webhooks webhooks;
 
   private SluiceRuntime(
       PrometheusMetrics metrics,
@@ -178,6 +185,7 @@ public final class SluiceRuntime implements AutoCloseable {
     ClusterConnection cluster = null;
     ClusterMembership membership = null;
     PeriodicDivergenceCheck divergence = null;
+    Webhooks webhooks = null;
     try {
       PolicyPlanner planner = new PolicyPlanner(store, gslb, file.toString());
       // A cluster node shares its operator state through etcd; its state directory keeps its copy.
@@ -201,6 +209,31 @@ public final class SluiceRuntime implements AutoCloseable {
                   planner,
                   cluster.state(),
                   membership.leadership());
+      // Every audited change goes to the webhook outbox from here on (in a cluster, the leader
+      // sends); reloads bring new webhooks and secrets with the snapshot that publishes them.
+      webhooks =
+          Webhooks.start(
+              new Webhooks.Setup(
+                  stateConfig.stateDirectory(),
+                  traffic.auditLog(),
+                  config.localVantage(),
+                  config.clustered() ? config.cluster().prefix() : null,
+                  Ticker.SYSTEM,
+                  membership == null ? Leadership.ALWAYS : membership.leadership(),
+                  cluster == null ? SharedCursors.NONE : cluster.webhookCursors(),
+                  gslb,
+                  new SecureRandom(),
+                  DiskWrites.DIRECT),
+              config);
+      Webhooks hooks = webhooks;
+      SluiceConfig[] heardConfig = {store.current().config()};
+      store.addListener(
+          s -> {
+            if (s.config() != heardConfig[0]) {
+              heardConfig[0] = s.config();
+              hooks.configure(s.config());
+            }
+          });
       // In a cluster the verdicts come from the quorum over every node's opinions, shared on etcd.
       OpinionExchange opinions = OpinionExchange.NONE;
       if (config.clustered()) {
@@ -287,6 +320,7 @@ public final class SluiceRuntime implements AutoCloseable {
       runtime.cluster = cluster;
       runtime.membership = membership;
       runtime.divergence = divergence;
+      runtime.webhooks = webhooks;
       return runtime;
     } catch (ConfigException | IOException | InterruptedException | RuntimeException e) {
       SluiceRuntime partial =
@@ -295,6 +329,7 @@ public final class SluiceRuntime implements AutoCloseable {
       partial.cluster = cluster;
       partial.membership = membership;
       partial.divergence = divergence;
+      partial.webhooks = webhooks;
       partial.close();
       throw e;
     }
@@ -397,6 +432,9 @@ public final class SluiceRuntime implements AutoCloseable {
     }
     if (clusterHealth != null) {
       closeQuietly("health opinion exchange", clusterHealth);
+    }
+    if (webhooks != null) {
+      closeQuietly("webhooks", webhooks);
     }
     if (traffic != null) {
       closeQuietly("traffic system", traffic);
