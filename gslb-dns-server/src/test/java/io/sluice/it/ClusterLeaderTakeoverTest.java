@@ -116,7 +116,7 @@ class ClusterLeaderTakeoverTest {
       }
       int fifty = 0;
       for (JsonNode e : survivor.audit()) {
-        if (e.toString().contains("ramp at 50")) {
+        if (e.toString().contains(" at 50 % (step")) {
           fifty++;
         }
       }

@@ -8,6 +8,7 @@ import io.sluice.core.health.ProbeReport;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.HealthPublisher;
 import io.sluice.core.spi.OpinionExchange;
+import io.sluice.core.spi.ProbeView;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
@@ -26,7 +27,7 @@ import java.util.random.RandomGenerator;
  * and publishes verdicts into the snapshot store. Follows configuration reloads (a new config
  * version in the store reschedules its targets). Close it to stop every check.
  */
-public final class ProbeService implements AutoCloseable {
+public final class ProbeService implements AutoCloseable, ProbeView {
   private final SnapshotStore store;
   private final TaskScheduler ts;
   private final CheckSource checks;
@@ -226,11 +227,13 @@ public final class ProbeService implements AutoCloseable {
    * Per checked endpoint key, the vantages behind its verdict and when its last result came;
    * refreshed every few seconds, never blocks.
    */
+  @Override
   public Map<String, ProbeEvidence> evidence() {
     return engine.evidence();
   }
 
   /** What the probe engine shows operators; never blocks. */
+  @Override
   public ProbeStatus status() {
     return engine.status();
   }

@@ -106,6 +106,22 @@ final class ApiClient {
 
   private JsonNode send(
       String method, String path, byte[] bytes, String contentType, int readTimeoutMillis) {
+    return parse(request(method, path, bytes, contentType, readTimeoutMillis, "application/json"));
+  }
+
+  /** The body of a GET of {@code path} as text, such as the Prometheus metrics. */
+  String getText(String path) {
+    return request("GET", path, null, null, READ_TIMEOUT_MILLIS, "text/plain");
+  }
+
+  /** The body of a 2xx answer; any other status ends the command with the server's problems. */
+  private String request(
+      String method,
+      String path,
+      byte[] bytes,
+      String contentType,
+      int readTimeoutMillis,
+      String accept) {
     HttpURLConnection c;
     try {
       if (!(URI.create(baseUrl + path).toURL().openConnection(Proxy.NO_PROXY)
@@ -124,7 +140,7 @@ final class ApiClient {
       c.setReadTimeout(readTimeoutMillis);
       c.setRequestMethod(method);
       c.setRequestProperty("Authorization", "Bearer " + token);
-      c.setRequestProperty("Accept", "application/json");
+      c.setRequestProperty("Accept", accept);
       if (bytes != null) {
         c.setRequestProperty("Content-Type", contentType);
         c.setDoOutput(true);
@@ -136,11 +152,10 @@ final class ApiClient {
       }
       int status = c.getResponseCode();
       String raw = readBody(status / 100 == 2 ? c.getInputStream() : c.getErrorStream());
-      JsonNode json = parse(raw);
       if (status / 100 == 2) {
-        return json;
+        return raw;
       }
-      throw new CtlException(exitCodeOf(status), describe(status, json, raw));
+      throw new CtlException(exitCodeOf(status), describe(status, parse(raw), raw));
     } catch (ConnectException e) {
       throw new CtlException(CtlMain.FAILED, "cannot connect to " + baseUrl + " (is it running?)");
     } catch (SSLHandshakeException e) {

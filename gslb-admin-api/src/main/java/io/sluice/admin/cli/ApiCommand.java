@@ -34,6 +34,11 @@ abstract class ApiCommand implements Callable<Integer> {
     return ctl().client();
   }
 
+  /** Human times relative to the CLI's clock. */
+  HumanTime time() {
+    return new HumanTime(ctl().io.clock());
+  }
+
   boolean json() {
     return ctl().json;
   }

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -77,7 +78,7 @@ final class AuditCommand extends ApiCommand {
         throw new CtlException(CtlMain.USAGE, "give --since or --from, not both");
       }
       try {
-        fromMillis = System.currentTimeMillis() - DurationParser.parse(since).toMillis();
+        fromMillis = time().now() - DurationParser.parse(since).toMillis();
       } catch (IllegalArgumentException e) {
         throw new CtlException(CtlMain.USAGE, "--since: " + e.getMessage());
       }
@@ -100,21 +101,22 @@ final class AuditCommand extends ApiCommand {
     }
     List<String> header =
         new ArrayList<>(
-            List.of("SEQ", "TIME", "ACTOR", "ROLE", "ACTION", "SERVICE", "VERSIONS", "REASON"));
+            List.of("SEQ", "TIME", "ACTOR", "ROLE", "ACTION", "TARGET", "VERSIONS", "REASON"));
     if (cluster) {
       header.add(2, "NODE");
     }
+    HumanTime time = time();
     Table t = new Table(header.toArray(String[]::new));
     for (JsonNode e : r.path("events")) {
       List<Object> row =
           new ArrayList<>(
               List.of(
                   e.path("seq").asLong(),
-                  Instant.ofEpochMilli(e.path("timeMillis").asLong()).toString(),
+                  time.when(e.path("timeMillis").asLong()),
                   e.path("actor").asText(),
                   e.path("role").asText(),
-                  e.path("action").asText(),
-                  e.path("service").isNull() ? "-" : e.path("service").asText("-"),
+                  action(e),
+                  target(e),
                   e.path("versionBefore").asLong() + "->" + e.path("versionAfter").asLong(),
                   e.path("reason").asText("")));
       if (cluster) {
@@ -127,6 +129,38 @@ final class AuditCommand extends ApiCommand {
       out().println("(more: --offset " + r.get("nextOffset").asInt() + ")");
     }
     return CtlMain.OK;
+  }
+
+  /**
+   * What the event acted on: its service, else the pool or endpoint of a drain, a verdict change, a
+   * flap hold or a load report, else "all services" for a global freeze, else "-".
+   */
+  static String target(JsonNode e) {
+    if (e.hasNonNull("service")) {
+      return e.path("service").asText();
+    }
+    JsonNode d = e.path("details");
+    for (String key : new String[] {"target", "endpoint", "pool"}) {
+      if (d.hasNonNull(key) && d.path(key).isValueNode()) {
+        return d.path(key).asText();
+      }
+    }
+    String action = e.path("action").asText();
+    return action.equals("freeze") || action.equals("unfreeze") ? "all services" : "-";
+  }
+
+  /** The action, a verdict change with what it changed: "verdict-change up → down". */
+  static String action(JsonNode e) {
+    String action = e.path("action").asText();
+    JsonNode d = e.path("details");
+    if (d.hasNonNull("from") && d.hasNonNull("to") && d.path("to").isTextual()) {
+      return action
+          + " "
+          + d.path("from").asText().toLowerCase(Locale.ROOT)
+          + " → "
+          + d.path("to").asText().toLowerCase(Locale.ROOT);
+    }
+    return action;
   }
 
   private static long instant(String option, String text) {

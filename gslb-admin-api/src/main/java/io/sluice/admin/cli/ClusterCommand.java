@@ -100,16 +100,6 @@ final class ClusterCommand {
     if (!seconds.isNumber()) {
       return "never";
     }
-    long s = Math.round(seconds.asDouble());
-    if (s < 60) {
-      return s + " s ago";
-    }
-    if (s < 3600) {
-      return s / 60 + " min " + s % 60 + " s ago";
-    }
-    if (s < 86400) {
-      return s / 3600 + " h " + s % 3600 / 60 + " min ago";
-    }
-    return s / 86400 + " d " + s % 86400 / 3600 + " h ago";
+    return HumanTime.duration(Math.round(seconds.asDouble() * 1000)) + " ago";
   }
 }

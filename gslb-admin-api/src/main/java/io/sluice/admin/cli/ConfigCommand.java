@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.TreeMap;
@@ -187,7 +188,9 @@ final class ConfigCommand implements Runnable {
         }
         t.row(
             v.path("version").asLong() + (v.path("current").asBoolean() ? " *" : ""),
-            v.path("time").asText(),
+            v.path("time").isTextual()
+                ? time().when(Instant.parse(v.path("time").asText()).toEpochMilli())
+                : "-",
             source,
             v.path("actor").asText(),
             v.path("sha256").asText().substring(0, 12),

@@ -1,7 +1,6 @@
 package io.sluice.admin.cli;
 
 import java.io.PrintWriter;
-import java.util.List;
 import java.util.Set;
 import picocli.CommandLine;
 
@@ -17,34 +16,12 @@ public final class CtlMain {
   public static final int REFUSED = 3;
 
   /**
-   * Every top-level command, in the order help lists them. Picocli reads a command's annotations by
-   * reflection when it is added, about a quarter of a second for all of them on a cold JVM, so a
-   * run adds only the command it names (every one for help, a typo or no command): a rollback is
-   * typed when things go wrong.
+   * The commands: every top-level {@code *Command} class of this package ({@link CommandIndex}).
+   * Picocli reads a command's annotations by reflection when it is added, about a quarter of a
+   * second for all of them on a cold JVM, so a run adds only the command it names (every one for
+   * help, a typo or no command): a rollback is typed when things go wrong.
    */
-  private static final List<String> COMMANDS =
-      List.of(
-          "status",
-          "weights",
-          "move",
-          "rollback",
-          "freeze",
-          "unfreeze",
-          "confirm",
-          "reject",
-          "drill",
-          "drain",
-          "undrain",
-          "load",
-          "audit",
-          "switches",
-          "explain",
-          "reload",
-          "config",
-          "verify",
-          "cluster",
-          "hash-token",
-          "rotate-cookie-secret");
+  private static final CommandIndex COMMANDS = new CommandIndex(CtlMain.class);
 
   /** Options that, before any command, are the root's own: its help lists every command. */
   private static final Set<String> ROOT_ONLY = Set.of("-h", "--help", "-V", "--version");
@@ -57,42 +34,14 @@ public final class CtlMain {
   }
 
   /** The command tree with only {@code only} added, or every command when it is null. */
-  private static CommandLine commandLine(SluiceCtl root, String only) {
+  private static CommandLine commandLine(SluiceCtl root, Class<?> only) {
     CommandLine cl = new CommandLine(root);
-    for (String name : COMMANDS) {
-      if (only == null || only.equals(name)) {
-        cl.addSubcommand(name, make(name));
-      }
+    if (only != null) {
+      cl.addSubcommand(only);
+    } else {
+      COMMANDS.all().values().forEach(cl::addSubcommand);
     }
     return cl;
-  }
-
-  /** A switch rather than a table of constructor references, which would load every class. */
-  private static Object make(String name) {
-    return switch (name) {
-      case "status" -> new StatusCommand();
-      case "weights" -> new WeightsCommand();
-      case "move" -> new MoveCommand();
-      case "rollback" -> new RollbackCommand();
-      case "freeze" -> new FreezeCommand();
-      case "unfreeze" -> new UnfreezeCommand();
-      case "confirm" -> new ConfirmCommand();
-      case "reject" -> new RejectCommand();
-      case "drill" -> new DrillCommand();
-      case "drain" -> new DrainCommand();
-      case "undrain" -> new UndrainCommand();
-      case "load" -> new LoadCommand();
-      case "audit" -> new AuditCommand();
-      case "switches" -> new SwitchesCommand();
-      case "explain" -> new ExplainCommand();
-      case "reload" -> new ReloadCommand();
-      case "config" -> new ConfigCommand();
-      case "verify" -> new VerifyCommand();
-      case "cluster" -> new ClusterCommand();
-      case "hash-token" -> new HashTokenCommand();
-      case "rotate-cookie-secret" -> new RotateCookieSecretCommand();
-      default -> throw new IllegalArgumentException("no command " + name);
-    };
   }
 
   /**
@@ -101,6 +50,12 @@ public final class CtlMain {
    * with their values.
    */
   static String invoked(String[] args) {
+    Class<?> c = invokedClass(args);
+    return c == null ? null : c.getAnnotation(picocli.CommandLine.Command.class).name();
+  }
+
+  /** The class of the command {@code args} name, or null ({@link #invoked}). */
+  private static Class<?> invokedClass(String[] args) {
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       if (SluiceCtl.OPTIONS_WITH_VALUE.contains(a)) {
@@ -108,7 +63,7 @@ public final class CtlMain {
       } else if (a.equals("--") || ROOT_ONLY.contains(a)) {
         return null;
       } else if (!a.startsWith("-")) {
-        return COMMANDS.contains(a) ? a : null;
+        return COMMANDS.byName(a);
       }
     }
     return null;
@@ -124,7 +79,7 @@ public final class CtlMain {
     SluiceCtl root = new SluiceCtl();
     root.io = io;
     root.verifier = verifier;
-    CommandLine cl = commandLine(root, invoked(args));
+    CommandLine cl = commandLine(root, invokedClass(args));
     cl.setOut(new PrintWriter(io.out(), true));
     cl.setErr(new PrintWriter(io.err(), true));
     cl.setColorScheme(

@@ -134,11 +134,16 @@ final class DrillCommand {
       } else if (drill.isMissingNode() || drill.isNull() || drill.isEmpty()) {
         out().println("no drill on " + svc.path("name").asText(service));
       } else {
-        out().println("drill on " + svc.path("name").asText(service) + ":");
-        drill
-            .properties()
-            .forEach(
-                e -> out().println("  " + e.getKey() + ": " + StatusCommand.text(e.getValue())));
+        HumanTime time = time();
+        out()
+            .println(
+                "drill on "
+                    + svc.path("name").asText(service)
+                    + ": "
+                    + ShiftCells.drill(drill, time));
+        out().println("  id:      " + drill.path("id").asText());
+        out().println("  started: " + time.when(drill.path("startedMillis").asLong()));
+        out().println("  ends:    " + time.when(drill.path("endsMillis").asLong()));
       }
       return CtlMain.OK;
     }

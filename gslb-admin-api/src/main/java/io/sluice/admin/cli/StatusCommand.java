@@ -39,6 +39,7 @@ final class StatusCommand extends ApiCommand {
     String state = frozen ? "FROZEN (global)" : "running";
     out().println(head + (colour && frozen ? Style.RED + state + Style.RESET : state));
     out().println();
+    HumanTime time = time();
     Table services =
         new Table("SERVICE", "MODE", "FROZEN", "SHARES", "RAMP", "DRILL", "PENDING", "TTL");
     List<String> pools = new ArrayList<>();
@@ -60,9 +61,11 @@ final class StatusCommand extends ApiCommand {
           s.path("mode").asText("-"),
           Style.flag(f ? "yes" : "no", f),
           String.join(", ", shares),
-          summary(s.path("ramp")),
-          summary(s.path("drill")),
-          Style.flag(pending(s.path("pending")), !pending(s.path("pending")).equals("-")),
+          Style.flag(
+              ShiftCells.ramp(s.path("ramp"), time),
+              s.path("ramp").path("state").asText().equals("paused")),
+          ShiftCells.drill(s.path("drill"), time),
+          Style.flag(ShiftCells.pending(s.path("pending"), time), s.path("pending").isObject()),
           s.path("ttlServed").asText("-"));
     }
     if (only != null && services.isEmpty()) {
@@ -71,7 +74,16 @@ final class StatusCommand extends ApiCommand {
     services.print(out(), colour);
     out().println();
     Table endpoints =
-        new Table("POOL", "REGION", "ENDPOINT", "VERDICT", "P50 MS", "P99 MS", "DRAINED", "REASON");
+        new Table(
+            "POOL",
+            "REGION",
+            "ENDPOINT",
+            "VERDICT",
+            "SINCE",
+            "P50 MS",
+            "P99 MS",
+            "DRAINED",
+            "REASON");
     for (JsonNode p : st.path("pools")) {
       String name = p.path("name").asText();
       if (only != null && !pools.contains(name)) {
@@ -84,6 +96,7 @@ final class StatusCommand extends ApiCommand {
             p.path("region").asText("-"),
             e.path("name").asText(),
             Style.verdict(e.path("verdict").asText()),
+            e.path("sinceMillis").asLong() > 0 ? time.ago(e.path("sinceMillis").asLong()) : "-",
             number(e.path("rttP50Millis")),
             number(e.path("rttP99Millis")),
             Style.flag(drained ? "yes" : "no", drained),
@@ -91,7 +104,7 @@ final class StatusCommand extends ApiCommand {
       }
     }
     endpoints.print(out(), colour);
-    Table loads = new Table("POOL", "LOAD", "OF CAPACITY", "SOURCE", "STALE");
+    Table loads = new Table("POOL", "LOAD", "OF CAPACITY", "SOURCE", "REPORTED", "STALE");
     for (JsonNode p : st.path("pools")) {
       JsonNode l = p.path("load");
       if (l.isObject() && (only == null || pools.contains(p.path("name").asText()))) {
@@ -103,6 +116,7 @@ final class StatusCommand extends ApiCommand {
                 ? percent(l.path("percentOfCapacity").asDouble())
                 : "-",
             l.path("source").asText(),
+            l.path("reportedMillis").isNumber() ? time.ago(l.path("reportedMillis").asLong()) : "-",
             Style.flag(stale ? "yes (ignored)" : "no", stale));
       }
     }
@@ -127,18 +141,7 @@ final class StatusCommand extends ApiCommand {
     return n.isNumber() ? String.format(Locale.ROOT, "%.1f", n.asDouble()) : "-";
   }
 
-  /** A one-line summary of an object such as a ramp: {@code key=value key=value}. */
-  /**
-   * What waits for a person, as on-call reads it: the kind and its summary (a paused ramp shows its
-   * gate failure, a change held by a freeze says so).
-   */
-  static String pending(JsonNode n) {
-    if (n == null || n.isMissingNode() || n.isNull() || n.isEmpty()) {
-      return "-";
-    }
-    return n.path("kind").asText("?") + ": " + n.path("summary").asText("");
-  }
-
+  /** A one-line summary of an object such as a switch step: {@code key=value key=value}. */
   static String summary(JsonNode n) {
     if (n == null || n.isMissingNode() || n.isNull() || n.isEmpty()) {
       return "-";

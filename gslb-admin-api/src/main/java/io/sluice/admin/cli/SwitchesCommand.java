@@ -1,7 +1,6 @@
 package io.sluice.admin.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.time.Instant;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -49,7 +48,7 @@ final class SwitchesCommand {
             s.path("trigger").asText(),
             StatusCommand.text(s.path("from")),
             StatusCommand.text(s.path("to")),
-            Instant.ofEpochMilli(s.path("startedMillis").asLong()).toString(),
+            time().when(s.path("startedMillis").asLong()),
             s.path("outcome").asText());
       }
       t.print(out(), ctl().colour());
@@ -83,16 +82,26 @@ final class SwitchesCommand {
                   + StatusCommand.text(s.path("from"))
                   + "  to "
                   + StatusCommand.text(s.path("to")));
-      out().println("started  " + Instant.ofEpochMilli(s.path("startedMillis").asLong()));
+      HumanTime time = time();
+      out().println("started  " + time.when(s.path("startedMillis").asLong()));
       out()
           .println(
               "ended    "
                   + (s.path("endedMillis").isNumber()
-                      ? Instant.ofEpochMilli(s.path("endedMillis").asLong()).toString()
+                      ? time.when(s.path("endedMillis").asLong())
+                          + ", after "
+                          + HumanTime.duration(
+                              s.path("endedMillis").asLong() - s.path("startedMillis").asLong())
                       : "-"));
       out().println("steps:");
       for (JsonNode step : s.path("steps")) {
-        out().println("  " + StatusCommand.summary(step));
+        out()
+            .println(
+                "  "
+                    + (step.hasNonNull("atMillis")
+                        ? time.at(step.path("atMillis").asLong()) + "  "
+                        : "")
+                    + StatusCommand.summary(step));
       }
       out().println("details: " + StatusCommand.summary(s.path("details")));
       return CtlMain.OK;

@@ -10,6 +10,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -25,6 +27,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.admin.auth.FailedAuthLimiter;
 import io.sluice.admin.auth.Role;
 import io.sluice.admin.auth.TokenAuthenticator;
@@ -42,6 +45,7 @@ import io.sluice.core.spi.ClusterMembers;
 import io.sluice.core.spi.CookieRotation;
 import io.sluice.core.spi.CookieSecretExchange;
 import io.sluice.core.spi.DecisionExplainer;
+import io.sluice.core.spi.ProbeView;
 import io.sluice.core.spi.StateBackups;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
@@ -91,7 +95,10 @@ public final class AdminServer implements AutoCloseable {
   private volatile boolean ready;
   private volatile ClusterMembers cluster = ClusterMembers.NONE;
   private volatile CookieRotation cookieRotation;
+  private volatile ProbeView probes;
   private EventLoopGroup loop;
+  // The accepted connections, closed with the server.
+  private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final ThreadPoolExecutor reads;
   private final ThreadPoolExecutor commands;
   private final ConnectionGuard guard;
@@ -128,6 +135,7 @@ public final class AdminServer implements AutoCloseable {
     new ReadRoutes(store, control, explainer).register(router);
     new CommandRoutes(store, control, bodies).register(router);
     new ClusterRoutes(() -> cluster, ticker).register(router);
+    new ProbeRoutes(store, () -> probes, ConfigLoader.jsonMapper(), ticker).register(router);
     router.add(
         "POST",
         API_PREFIX + "/dns/cookies/rotate",
@@ -220,6 +228,15 @@ public final class AdminServer implements AutoCloseable {
    */
   public AdminServer withCluster(ClusterMembers members) {
     this.cluster = members;
+    return this;
+  }
+
+  /**
+   * Lets {@code GET /api/v1/probes} show the probe engine's status; without it the route says that
+   * no engine runs.
+   */
+  public AdminServer withProbes(ProbeView view) {
+    this.probes = view;
     return this;
   }
 
@@ -320,6 +337,7 @@ public final class AdminServer implements AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    connections.add(ch);
                     ChannelPipeline p = ch.pipeline();
                     p.addLast(guard);
                     if (tls != null) {
@@ -419,6 +437,9 @@ public final class AdminServer implements AutoCloseable {
       channel.close().syncUninterruptibly();
       channel = null;
     }
+    // Open keep-alive connections too: stopping the loop alone leaves them open and unread, and a
+    // client's next request on one would hang (a node handing over to a new process lives on).
+    connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
     if (loop != null) {
       loop.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }

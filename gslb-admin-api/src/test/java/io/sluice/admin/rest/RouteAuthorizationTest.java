@@ -45,6 +45,7 @@ class RouteAuthorizationTest {
           new Call("GET", "/api/v1/status", "/api/v1/status", null, Role.VIEWER),
           new Call("GET", "/api/v1/pending", "/api/v1/pending", null, Role.VIEWER),
           new Call("GET", "/api/v1/cluster", "/api/v1/cluster", null, Role.VIEWER),
+          new Call("GET", "/api/v1/probes", "/api/v1/probes", null, Role.VIEWER),
           new Call("GET", "/api/v1/audit", "/api/v1/audit", null, Role.VIEWER),
           new Call("GET", "/api/v1/switches", "/api/v1/switches", null, Role.VIEWER),
           new Call("GET", "/api/v1/switches/{id}", "/api/v1/switches/sw-1", null, Role.VIEWER),

@@ -154,7 +154,9 @@ public final class StateArchive {
   public static Manifest write(Path stateDir, Quiesce quiesce, Options options, OutputStream out)
       throws IOException {
     int stateFormat = StateFormat.check(stateDir);
-    Path staging = stateDir.resolve(STAGING + System.nanoTime());
+    // Named after this process, so that a node starting beside it (a takeover) leaves it alone.
+    Path staging =
+        stateDir.resolve(STAGING + ProcessHandle.current().pid() + "-" + System.nanoTime());
     try {
       Files.createDirectory(staging);
       quiesce.run(
@@ -195,17 +197,28 @@ public final class StateArchive {
 
   /**
    * Removes the staging copies a backup left in {@code stateDir} when its process stopped in the
-   * middle; call at start, before any backup can run.
+   * middle: those of processes that are gone (a node started beside a running one, as a takeover
+   * does, leaves the running one's backup alone). Call at start.
    */
   public static void removeStaging(Path stateDir) throws IOException {
     if (!Files.isDirectory(stateDir)) {
       return;
     }
     try (Stream<Path> s = Files.list(stateDir)) {
-      for (Path p : s.filter(p -> p.getFileName().toString().startsWith(STAGING)).toList()) {
+      for (Path p : s.filter(StateArchive::leftOver).toList()) {
         deleteTree(p);
       }
     }
+  }
+
+  private static boolean leftOver(Path p) {
+    String name = p.getFileName().toString();
+    if (!name.startsWith(STAGING)) {
+      return false;
+    }
+    String pid = name.substring(STAGING.length()).split("-", 2)[0];
+    return !pid.matches("[0-9]{1,18}")
+        || ProcessHandle.of(Long.parseLong(pid)).map(h -> !h.isAlive()).orElse(true);
   }
 
   /** Whether a file of the state directory holds a secret by its name alone. */

@@ -430,10 +430,10 @@ final class ControllerSteps {
       Pending waiting =
           Pending.of(
               Pending.Kind.RESUME,
-              r.kind()
+              r.describe()
                   + " paused at "
-                  + r.percent(back)
-                  + "% ("
+                  + Ramp.percentText(r.targetPercent(back))
+                  + " ("
                   + g.failure()
                   + "): confirm to retry, reject to roll back",
               now,
@@ -467,7 +467,7 @@ final class ControllerSteps {
           cs.withService(name, next),
           "ramp-complete",
           name,
-          r.kind() + " ramp complete",
+          r.describe() + " complete: " + Ramp.percentText(r.targetPercent(r.index())),
           Map.of("ramp", r.id(), "gates", g.measured()),
           List.of(rec));
     }
@@ -484,11 +484,10 @@ final class ControllerSteps {
     }
     if (r.confirmEachStep()) {
       Ramp waiting = good.withState(Ramp.State.AWAITING_CONFIRM);
-      double nextPct = r.percent(r.index() + 1);
       Pending p =
           Pending.of(
               Pending.Kind.STEP,
-              "advance " + r.kind() + " to " + nextPct + "%",
+              "advance " + r.describe() + " to " + r.stepText(r.index() + 1),
               now,
               now + cfg.traffic().confirmTimeout().toMillis(),
               null);

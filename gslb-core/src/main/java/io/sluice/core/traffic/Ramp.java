@@ -227,6 +227,42 @@ public record Ramp(
     return out;
   }
 
+  /**
+   * The share of traffic at the {@link #targets()} at step {@code i} (0..100): the shift's percent
+   * for a failover or move, what has gone back for a failback, the progress for weights.
+   */
+  public double targetPercent(int i) {
+    if (shift == null) {
+      return progress(i);
+    }
+    return endPercent >= startPercent ? shiftPercent(i) : 100 - shiftPercent(i);
+  }
+
+  /**
+   * What this ramp does, as messages and the CLI say it: "failover to us-east-1", "failback to
+   * eu-west-1", "move to us-east-1 (eu-west clients)", "weights ramp to us-east-1".
+   */
+  public String describe() {
+    List<String> t = targets();
+    String what =
+        (shift == null ? "weights ramp" : kind.wire())
+            + (t.isEmpty() ? "" : " to " + String.join(", ", t));
+    return shift != null && shift.region() != null
+        ? what + " (" + shift.region() + " clients)"
+        : what;
+  }
+
+  /** A percentage as people read it: "25 %", "12.5 %". */
+  public static String percentText(double p) {
+    double r = Math.round(p * 10) / 10.0;
+    return (r == Math.rint(r) ? String.valueOf((long) r) : String.valueOf(r)) + " %";
+  }
+
+  /** Where step {@code i} stands: "25 % (step 1/3)". */
+  String stepText(int i) {
+    return percentText(targetPercent(i)) + " (step " + (i + 1) + "/" + steps.size() + ")";
+  }
+
   public boolean lastStep() {
     return index == steps.size() - 1;
   }

@@ -32,6 +32,12 @@ final class StatusMaps {
     m.put("lastGoodPercent", r.percent(r.lastGood()));
     m.put("stepSinceMillis", r.stepSinceMillis());
     m.put("windowMillis", r.windowMillis());
+    // What the CLI's RAMP cell shows without knowing how each kind counts: where traffic goes,
+    // its share there now, and when the window of the current step ends.
+    m.put("targets", r.targets());
+    m.put("targetPercent", r.targetPercent(r.index()));
+    m.put("summary", r.describe());
+    m.put("windowEndsMillis", r.stepSinceMillis() + r.windowMillis());
     m.put("switchId", r.record().id());
     return m;
   }

@@ -40,7 +40,7 @@ final class Transitions {
         cs.withService(name, next),
         action,
         name,
-        r.kind() + " ramp started at " + r.percent(0) + "%",
+        r.describe() + " started: " + r.stepText(0),
         withRamp(details, r.id()));
   }
 
@@ -65,7 +65,7 @@ final class Transitions {
         cs.withService(name, sc.withRamp(next).withPending(null)),
         action,
         name,
-        r.kind() + " ramp at " + r.percent(r.index() + 1) + "%",
+        r.describe() + " at " + r.stepText(r.index() + 1),
         d);
   }
 

@@ -148,13 +148,17 @@ class StateArchiveTest {
 
   @Test
   void aStagingCopyLeftByAStoppedProcessIsRemovedAndNeverArchived() throws Exception {
-    Path left = Files.createDirectories(state.resolve(".backup-42/audit"));
+    // A process that is gone (pid 0 is never a user process) left one; a live one is in progress.
+    Path left = Files.createDirectories(state.resolve(".backup-0-42/audit"));
     Files.writeString(left.resolve("audit.jsonl"), "copy\n");
+    String mine = ".backup-" + ProcessHandle.current().pid() + "-7";
+    Files.createDirectories(state.resolve(mine));
     assertTrue(
         StateArchive.verify(backup(StateArchive.Options.ALL)).files().keySet().stream()
             .noneMatch(f -> f.startsWith(".backup-")));
     StateArchive.removeStaging(state);
-    assertFalse(Files.exists(state.resolve(".backup-42")));
+    assertFalse(Files.exists(state.resolve(".backup-0-42")));
+    assertTrue(Files.exists(state.resolve(mine)), "a running backup's copy is left alone");
     assertTrue(Files.exists(state.resolve("audit/audit.jsonl")), "the state itself stays");
   }
 

@@ -32,9 +32,11 @@ import io.sluice.core.config.HttpsConfig;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.Ticker;
 import io.sluice.dns.response.Responder;
+import io.sluice.dns.server.InheritedSockets;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -60,11 +62,20 @@ public final class HttpsServer implements AutoCloseable {
   private final EventLoopGroup group;
   private final List<Channel> channels;
   private final int port;
+  private final ConnectionCap cap;
+  private final InheritedSockets.Held held;
 
-  private HttpsServer(EventLoopGroup group, List<Channel> channels, int port) {
+  private HttpsServer(
+      EventLoopGroup group,
+      List<Channel> channels,
+      int port,
+      ConnectionCap cap,
+      InheritedSockets.Held held) {
     this.group = group;
     this.channels = channels;
     this.port = port;
+    this.cap = cap;
+    this.held = held;
   }
 
   /**
@@ -79,6 +90,23 @@ public final class HttpsServer implements AutoCloseable {
       Supplier<HttpsSettings> settings,
       GslbMetrics metrics,
       Ticker ticker)
+      throws InterruptedException {
+    return start(config, threads, responder, settings, metrics, ticker, InheritedSockets.NONE);
+  }
+
+  /**
+   * As {@link #start(HttpsConfig, int, Responder, Supplier, GslbMetrics, Ticker)}, accepting on the
+   * sockets of {@code inherited} that match the configured addresses instead of binding new ones (a
+   * zero-downtime restart).
+   */
+  public static HttpsServer start(
+      HttpsConfig config,
+      int threads,
+      Responder responder,
+      Supplier<HttpsSettings> settings,
+      GslbMetrics metrics,
+      Ticker ticker,
+      InheritedSockets inherited)
       throws InterruptedException {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -102,20 +130,28 @@ public final class HttpsServer implements AutoCloseable {
           }
         };
     List<Channel> channels = new ArrayList<>();
+    InheritedSockets.Held held = new InheritedSockets.Held();
     try {
       int port = config.port();
       for (String listen : config.listen()) {
-        Channel ch =
-            new ServerBootstrap()
-                .group(group)
-                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .option(ChannelOption.SO_REUSEADDR, true)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(init)
-                .bind(Addresses.of(listen), port)
-                .sync()
-                .channel();
+        List<InheritedSockets.Socket> handed = inherited.claimHttps(Addresses.of(listen), port);
+        ServerBootstrap b = new ServerBootstrap().group(group);
+        if (!handed.isEmpty()) {
+          int fd = handed.get(0).fd();
+          b.channelFactory(() -> new EpollServerSocketChannel(fd));
+        } else {
+          b.channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class);
+        }
+        b.option(ChannelOption.SO_BACKLOG, 1024)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(init);
+        if (!handed.isEmpty()) {
+          held.add(handed.get(0).fd(), b::register);
+          port = handed.get(0).address().getPort();
+          continue;
+        }
+        Channel ch = b.bind(Addresses.of(listen), port).sync().channel();
         // With port 0 the first listener picks a free port and the others take the same.
         port = ((InetSocketAddress) ch.localAddress()).getPort();
         channels.add(ch);
@@ -124,8 +160,9 @@ public final class HttpsServer implements AutoCloseable {
             listen.contains(":") ? "[" + listen + "]" : listen,
             port);
       }
-      return new HttpsServer(group, List.copyOf(channels), port);
+      return new HttpsServer(group, new CopyOnWriteArrayList<>(channels), port, cap, held);
     } catch (Exception e) {
+      held.close();
       // Includes a bind's BindException, which Netty rethrows unchecked.
       closeAll(group, channels);
       throw e;
@@ -137,8 +174,39 @@ public final class HttpsServer implements AutoCloseable {
     return port;
   }
 
+  /** The listening sockets, to hand over to the node taking over; empty without epoll. */
+  public List<InheritedSockets.Socket> listeningSockets() {
+    if (channels.isEmpty() || !(channels.get(0) instanceof EpollServerSocketChannel)) {
+      return List.of();
+    }
+    return channels.stream()
+        .map(c -> InheritedSockets.Socket.of(InheritedSockets.Kind.HTTPS, c))
+        .toList();
+  }
+
+  /**
+   * Stops accepting (the node that took the sockets over accepts now); open connections are served
+   * until they close or {@link #close()}.
+   */
+  public void stopListening() {
+    for (Channel c : channels) {
+      c.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Starts accepting on handed-over sockets held until this process answers (a takeover). */
+  public void startReading() throws InterruptedException {
+    held.register(channels);
+  }
+
+  /** HTTPS connections open now. */
+  public int openConnections() {
+    return cap.open.get();
+  }
+
   @Override
   public void close() {
+    held.close();
     closeAll(group, channels);
   }
 

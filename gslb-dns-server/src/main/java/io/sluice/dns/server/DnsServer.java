@@ -4,6 +4,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.IoHandlerFactory;
@@ -15,9 +16,11 @@ import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.unix.UnixChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.core.config.DnsConfig;
 import io.sluice.core.spi.DnsSocketStats;
@@ -29,6 +32,9 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -61,12 +67,16 @@ public final class DnsServer implements AutoCloseable {
 
   private final EventLoopGroup group;
   private final EventLoopGroup acceptGroup;
+  // Grows when handed-over sockets start being read (startReading).
   private final List<Channel> channels;
+  private final InheritedSockets.Held held;
   private final int port;
   private final boolean epoll;
   private final AtomicInteger tcpConnections;
   private final TcpConnectionTable tcpTable;
   private final UdpQueues udpQueues;
+  private final Responder responder;
+  private final DnsConfig dns;
 
   private DnsServer(
       EventLoopGroup group,
@@ -76,7 +86,10 @@ public final class DnsServer implements AutoCloseable {
       boolean epoll,
       AtomicInteger tcpConnections,
       TcpConnectionTable tcpTable,
-      UdpQueues udpQueues) {
+      UdpQueues udpQueues,
+      Responder responder,
+      DnsConfig dns,
+      InheritedSockets.Held held) {
     this.group = group;
     this.acceptGroup = acceptGroup;
     this.channels = channels;
@@ -85,6 +98,9 @@ public final class DnsServer implements AutoCloseable {
     this.tcpConnections = tcpConnections;
     this.tcpTable = tcpTable;
     this.udpQueues = udpQueues;
+    this.responder = responder;
+    this.dns = dns;
+    this.held = held;
   }
 
   /**
@@ -103,6 +119,21 @@ public final class DnsServer implements AutoCloseable {
   public static DnsServer start(
       DnsConfig dns, Responder responder, SnapshotStore store, GslbMetrics metrics)
       throws InterruptedException {
+    return start(dns, responder, store, metrics, InheritedSockets.NONE);
+  }
+
+  /**
+   * As {@link #start(DnsConfig, Responder, SnapshotStore, GslbMetrics)}, reading the sockets in
+   * {@code inherited} that match the configured addresses instead of binding new ones (a
+   * zero-downtime restart); they start being read at once.
+   */
+  public static DnsServer start(
+      DnsConfig dns,
+      Responder responder,
+      SnapshotStore store,
+      GslbMetrics metrics,
+      InheritedSockets inherited)
+      throws InterruptedException {
     boolean epoll = Epoll.isAvailable();
     int threads = dns.threads() == 0 ? Runtime.getRuntime().availableProcessors() : dns.threads();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -113,6 +144,7 @@ public final class DnsServer implements AutoCloseable {
     EventLoopGroup acceptGroup =
         new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("sluice-dns-accept", true), io);
     List<Channel> channels = new ArrayList<>();
+    InheritedSockets.Held held = new InheritedSockets.Held();
     AtomicInteger tcpConnections = new AtomicInteger();
     TcpConnectionTable table =
         new TcpConnectionTable(
@@ -127,13 +159,36 @@ public final class DnsServer implements AutoCloseable {
               dns.tcpMessageTimeout().toNanos(),
               metrics);
       int port =
-          bindAll(dns, group, acceptGroup, epoll, threads, table, responder, queues, tcp, channels);
+          bindAll(
+              dns,
+              group,
+              acceptGroup,
+              epoll,
+              threads,
+              table,
+              responder,
+              queues,
+              tcp,
+              channels,
+              inherited,
+              held);
       queues.bound(channels.stream().filter(c -> !(c instanceof ServerChannel)).toList());
       metrics.dnsSockets(queues);
       return new DnsServer(
-          group, acceptGroup, List.copyOf(channels), port, epoll, tcpConnections, table, queues);
+          group,
+          acceptGroup,
+          new CopyOnWriteArrayList<>(channels),
+          port,
+          epoll,
+          tcpConnections,
+          table,
+          queues,
+          responder,
+          dns,
+          held);
     } catch (Exception e) {
       // Includes a bind's BindException, which Netty rethrows unchecked.
+      held.close();
       closeAll(group, acceptGroup, channels);
       throw e;
     }
@@ -154,27 +209,48 @@ public final class DnsServer implements AutoCloseable {
       Responder responder,
       UdpQueues queues,
       TcpChannelInitializer tcp,
-      List<Channel> channels)
+      List<Channel> channels,
+      InheritedSockets inherited,
+      InheritedSockets.Held held)
       throws InterruptedException {
     for (int attempt = 1; ; attempt++) {
       int port = dns.port();
       try {
         for (String listen : dns.listen()) {
           InetAddress address = literal(listen);
-          int sockets = epoll ? threads : 1;
+          // Handed-over sockets keep their queued datagrams and their place in the kernel's
+          // SO_REUSEPORT group, so none is lost and no flow is re-hashed; read them all.
+          List<InheritedSockets.Socket> udpHanded =
+              inherited.claim(InheritedSockets.Kind.DNS_UDP, address, port);
+          int sockets = !udpHanded.isEmpty() ? udpHanded.size() : epoll ? threads : 1;
           for (int i = 0; i < sockets; i++) {
             // A handler per socket: it keeps the socket's reply buffer.
             UdpQueryHandler udp = new UdpQueryHandler(responder, queues);
-            Channel ch = udpBootstrap(group, epoll, dns, udp).bind(address, port).sync().channel();
+            if (!udpHanded.isEmpty()) {
+              InheritedSockets.Socket s = udpHanded.get(i);
+              held.add(s.fd(), udpBootstrap(group, epoll, dns, udp, s.fd())::register);
+              port = s.address().getPort();
+              log.info("handed over: udp {}, read once this process answers", s.address());
+              continue;
+            }
+            Channel ch =
+                udpBootstrap(group, epoll, dns, udp, null).bind(address, port).sync().channel();
             port = ((InetSocketAddress) ch.localAddress()).getPort();
             channels.add(ch);
             log.info("listening on udp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
           }
-          Channel ch =
-              tcpBootstrap(acceptGroup, group, epoll, table, tcp)
-                  .bind(address, port)
-                  .sync()
-                  .channel();
+          List<InheritedSockets.Socket> tcpHanded =
+              inherited.claim(InheritedSockets.Kind.DNS_TCP, address, port);
+          ServerBootstrap server =
+              tcpBootstrap(
+                  acceptGroup, group, epoll, table, tcp, tcpHanded.isEmpty() ? null : tcpHanded);
+          if (!tcpHanded.isEmpty()) {
+            held.add(tcpHanded.get(0).fd(), server::register);
+            log.info(
+                "handed over: tcp {}, read once this process answers", tcpHanded.get(0).address());
+            continue;
+          }
+          Channel ch = server.bind(address, port).sync().channel();
           channels.add(ch);
           log.info("listening on tcp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
         }
@@ -196,8 +272,9 @@ public final class DnsServer implements AutoCloseable {
     }
   }
 
+  /** A UDP bootstrap; with {@code fd} it registers that bound socket instead of creating one. */
   private static Bootstrap udpBootstrap(
-      EventLoopGroup group, boolean epoll, DnsConfig dns, UdpQueryHandler handler) {
+      EventLoopGroup group, boolean epoll, DnsConfig dns, UdpQueryHandler handler, Integer fd) {
     Bootstrap b =
         new Bootstrap()
             .group(group)
@@ -207,19 +284,24 @@ public final class DnsServer implements AutoCloseable {
       b.option(ChannelOption.SO_RCVBUF, dns.socketBufferBytes())
           .option(ChannelOption.SO_SNDBUF, dns.socketBufferBytes());
     }
+    if (fd != null) {
+      b.channelFactory(() -> new EpollDatagramChannel(fd));
+    } else if (epoll) {
+      b.channel(EpollDatagramChannel.class);
+    } else {
+      b.channel(NioDatagramChannel.class);
+    }
     if (epoll) {
-      b.channel(EpollDatagramChannel.class)
-          .option(EpollChannelOption.SO_REUSEPORT, true)
+      b.option(EpollChannelOption.SO_REUSEPORT, true)
           .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)
           .option(
               ChannelOption.RECVBUF_ALLOCATOR,
               new FixedRecvByteBufAllocator(MAX_DATAGRAM * DATAGRAMS_PER_READ)
                   .maxMessagesPerRead(DATAGRAMS_PER_READ * 4));
     } else {
-      b.channel(NioDatagramChannel.class)
-          .option(
-              ChannelOption.RECVBUF_ALLOCATOR,
-              new FixedRecvByteBufAllocator(65536).maxMessagesPerRead(DATAGRAMS_PER_READ));
+      b.option(
+          ChannelOption.RECVBUF_ALLOCATOR,
+          new FixedRecvByteBufAllocator(65536).maxMessagesPerRead(DATAGRAMS_PER_READ));
     }
     return b;
   }
@@ -229,11 +311,17 @@ public final class DnsServer implements AutoCloseable {
       EventLoopGroup group,
       boolean epoll,
       TcpConnectionTable table,
-      TcpChannelInitializer init) {
-    return new ServerBootstrap()
-        .group(acceptGroup, group)
-        .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-        .option(ChannelOption.SO_BACKLOG, 1024)
+      TcpChannelInitializer init,
+      List<InheritedSockets.Socket> handed) {
+    ServerBootstrap b = new ServerBootstrap().group(acceptGroup, group);
+    if (handed != null) {
+      // One listening socket per address and port: a second one would be the same queue.
+      int fd = handed.get(0).fd();
+      b.channelFactory(() -> new EpollServerSocketChannel(fd));
+    } else {
+      b.channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class);
+    }
+    return b.option(ChannelOption.SO_BACKLOG, 1024)
         .option(ChannelOption.SO_REUSEADDR, true)
         .handler(table)
         .childOption(ChannelOption.TCP_NODELAY, true)
@@ -279,9 +367,131 @@ public final class DnsServer implements AutoCloseable {
     return tcpTable.evicted();
   }
 
+  /**
+   * The listening sockets (UDP and TCP), to hand over to the node that takes over from this one;
+   * empty without the native transport, which cannot hand sockets over.
+   */
+  public List<InheritedSockets.Socket> listeningSockets() {
+    if (!epoll) {
+      return List.of();
+    }
+    return channels.stream()
+        .map(
+            c ->
+                InheritedSockets.Socket.of(
+                    c instanceof ServerChannel
+                        ? InheritedSockets.Kind.DNS_TCP
+                        : InheritedSockets.Kind.DNS_UDP,
+                    c))
+        .toList();
+  }
+
+  /**
+   * Stops reading the listening sockets (the node that took them over reads them now): closes this
+   * process's descriptors only, so the sockets and their queues live on in the other process.
+   * Connections already accepted are served on until they close.
+   */
+  public void stopListening() {
+    for (Channel c : channels) {
+      c.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Pauses the TCP connections that sit between two queries (no part of a query read, no answer or
+   * zone transfer unsent) and returns them: what the client sends next waits in the kernel for the
+   * process they are handed to. The others are left to finish here.
+   */
+  public List<Channel> pauseIdleConnections() throws InterruptedException {
+    if (!epoll) {
+      return List.of();
+    }
+    List<Channel> paused = new ArrayList<>();
+    try {
+      for (Channel ch : acceptGroup.next().submit(tcpTable::channels).get()) {
+        if (ch.eventLoop().submit(() -> pauseIfIdle(ch)).get()) {
+          paused.add(ch);
+        }
+      }
+    } catch (ExecutionException | RejectedExecutionException e) {
+      log.debug("pausing connections stopped: {}", e.toString());
+    }
+    return paused;
+  }
+
+  private static boolean pauseIfIdle(Channel ch) {
+    TcpFramer framer = ch.pipeline().get(TcpFramer.class);
+    ChannelOutboundBuffer out = ch.unsafe().outboundBuffer();
+    if (!ch.isActive()
+        || framer == null
+        || !framer.betweenMessages()
+        || TcpTransfers.inProgress(ch)
+        || (out != null && !out.isEmpty())) {
+      return false;
+    }
+    ch.config().setAutoRead(false);
+    return true;
+  }
+
+  /** The descriptors of {@code connections}, to send to the process taking over. */
+  public static List<Integer> descriptors(List<Channel> connections) {
+    return connections.stream().map(c -> ((UnixChannel) c).fd().intValue()).toList();
+  }
+
+  /**
+   * Ends paused connections here: when {@code handedOver}, closes this process's descriptors only
+   * (no FIN: the other process serves the connection on); otherwise reads them again.
+   */
+  public static void endPaused(List<Channel> connections, boolean handedOver) {
+    for (Channel ch : connections) {
+      if (handedOver) {
+        ch.close();
+      } else {
+        ch.config().setAutoRead(true);
+      }
+    }
+  }
+
+  /**
+   * Serves TCP connections handed over by the node this one takes over from, as if accepted here
+   * (the connection table admits them, the same pipeline frames and answers); queries the client
+   * sent meanwhile wait in the kernel and are read now.
+   */
+  public void adoptConnections(List<Integer> fds) {
+    Channel server =
+        channels.stream().filter(ServerChannel.class::isInstance).findFirst().orElse(null);
+    for (int fd : fds) {
+      EpollSocketChannel child = new EpollSocketChannel(fd);
+      if (server == null) {
+        child.unsafe().closeForcibly();
+        continue;
+      }
+      server.eventLoop().execute(() -> server.pipeline().fireChannelRead(child));
+    }
+  }
+
+  /** Starts reading the handed-over sockets held until this process answers (a takeover). */
+  public void startReading() throws InterruptedException {
+    held.register(channels);
+    udpQueues.bound(channels.stream().filter(c -> !(c instanceof ServerChannel)).toList());
+  }
+
+  /**
+   * Binds a private UDP socket on the loopback address, answered like the listeners, for a self
+   * check that must reach this process and not another one reading the same sockets; the caller
+   * closes it.
+   */
+  public Channel bindSelfCheck() throws InterruptedException {
+    return udpBootstrap(group, epoll, dns, new UdpQueryHandler(responder, new UdpQueues()), null)
+        .bind(InetAddress.getLoopbackAddress(), 0)
+        .sync()
+        .channel();
+  }
+
   /** Closes every listener and stops the event loops, waiting a few seconds at most. */
   @Override
   public void close() {
+    held.close();
     closeAll(group, acceptGroup, channels);
   }
 

@@ -48,6 +48,15 @@ final class TcpConnectionTable extends ChannelInboundHandlerAdapter {
     this.metrics = metrics;
   }
 
+  /** The open connections' channels (accept thread only). */
+  List<Channel> channels() {
+    List<Channel> out = new ArrayList<>(all.size());
+    for (TcpConnection c : all) {
+      out.add(c.channel);
+    }
+    return out;
+  }
+
   /** Connections closed to make room for new ones since start. */
   long evicted() {
     return evicted.get();

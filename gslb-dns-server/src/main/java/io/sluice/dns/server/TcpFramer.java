@@ -113,6 +113,11 @@ final class TcpFramer extends ByteToMessageDecoder {
     }
   }
 
+  /** Whether no part of a message is waiting to be completed (event loop only). */
+  boolean betweenMessages() {
+    return messageStart == NONE && actualReadableBytes() == 0;
+  }
+
   @Override
   protected void handlerRemoved0(ChannelHandlerContext ctx) {
     if (timer != null) {

@@ -34,6 +34,11 @@ final class TcpTransfers {
   private final SnapshotStore store;
   private final GslbMetrics metrics;
 
+  /** Whether a zone transfer is being sent on {@code ch} (its event loop only). */
+  static boolean inProgress(Channel ch) {
+    return ch.attr(STREAM).get() != null;
+  }
+
   TcpTransfers(SnapshotStore store, GslbMetrics metrics) {
     this.store = store;
     this.metrics = metrics;

@@ -1,6 +1,7 @@
 package io.sluice.server.app;
 
 import io.netty.util.ResourceLeakDetector;
+import io.sluice.admin.cli.CommandIndex;
 import io.sluice.admin.cli.CtlMain;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigProblem;
@@ -9,32 +10,45 @@ import io.sluice.dns.client.DnsjavaVerifier;
 import io.sluice.probe.agent.ProbeAgent;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Unmatched;
 
-/** The {@code sluice} command: {@code run} (the default) serves DNS; {@code check} validates. */
+/**
+ * The {@code sluice} command: {@code run} (the default) serves DNS; {@code check} validates; {@code
+ * ctl} and {@code probe-agent} are their own programs. Besides the commands named here, every
+ * top-level {@code *Command} class of this package is a command ({@link CommandIndex}).
+ */
 @Command(
     name = "sluice",
     mixinStandardHelpOptions = true,
     version = "sluice 0.1.0",
     description = {
-      "Authoritative DNS server for global server load balancing.",
-      "Also: 'sluice ctl --help' (on-call CLI), 'sluice probe-agent --help' (remote vantage)."
+      "Authoritative DNS server for global server load balancing. With no command: run."
     },
     subcommands = {
       Main.Run.class,
       Main.Check.class,
+      Main.Ctl.class,
+      Main.Agent.class,
       StateCommand.class,
       BackupCommands.Backup.class,
       BackupCommands.Restore.class
+    },
+    footer = {
+      "",
+      "Example:",
+      "  sluice run --config /etc/sluice/sluice.yaml",
+      "  sluice check --config sluice.yaml",
+      "  sluice ctl status"
     })
 public final class Main implements Callable<Integer> {
   /**
@@ -60,7 +74,21 @@ public final class Main implements Callable<Integer> {
       System.exit(ProbeAgent.run(Arrays.copyOfRange(args, 1, args.length)));
     }
     quietLeakDetector();
-    System.exit(new CommandLine(new Main()).execute(args));
+    System.exit(commandLine().execute(args));
+  }
+
+  /** Every {@code sluice} command: those {@link Main} names and the package's other commands. */
+  static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new Main());
+    new CommandIndex(Main.class)
+        .all()
+        .forEach(
+            (name, c) -> {
+              if (!cl.getSubcommands().containsKey(name)) {
+                cl.addSubcommand(c);
+              }
+            });
+    return cl;
   }
 
   /**
@@ -126,6 +154,14 @@ public final class Main implements Callable<Integer> {
                 + " Node-local, also under a cluster's shared configuration.")
     String nsid;
 
+    @Option(
+        names = "--takeover",
+        description =
+            "Take over from the node running on the same state directory without losing a query:"
+                + " its listening sockets, then its state; it drains and exits once this process"
+                + " answers, and serves on if this one fails (see docs/restart.md).")
+    boolean takeover;
+
     CliOverrides overrides() {
       return new CliOverrides(
           port,
@@ -138,7 +174,17 @@ public final class Main implements Callable<Integer> {
   }
 
   /** Serves DNS until the process is stopped; reloads on SIGHUP. */
-  @Command(name = "run", mixinStandardHelpOptions = true, description = "Serve DNS (default).")
+  @Command(
+      name = "run",
+      aliases = "serve",
+      mixinStandardHelpOptions = true,
+      description = "Serve DNS until stopped; SIGHUP reloads the configuration (the default).",
+      footer = {
+        "",
+        "Example:",
+        "  sluice run --config /etc/sluice/sluice.yaml",
+        "  sluice serve --config sluice.yaml --port 5353 --admin-port 8053"
+      })
   static final class Run implements Callable<Integer> {
     @Mixin private ServerOptions options = new ServerOptions();
 
@@ -152,7 +198,8 @@ public final class Main implements Callable<Integer> {
   @Command(
       name = "check",
       mixinStandardHelpOptions = true,
-      description = "Validate the configuration and its zones, then exit.")
+      description = "Validate the configuration and its zones, then exit.",
+      footer = {"", "Example:", "  sluice check --config /etc/sluice/sluice.yaml"})
   static final class Check implements Callable<Integer> {
     @Mixin private ServerOptions options = new ServerOptions();
 
@@ -164,6 +211,45 @@ public final class Main implements Callable<Integer> {
       }
       System.out.println(options.config + ": OK, " + config.zones().size() + " zone(s)");
       return 0;
+    }
+  }
+
+  /**
+   * {@code sluice ctl}, listed in help: {@link #main} hands its arguments to {@link CtlMain} before
+   * this model is built.
+   */
+  @Command(
+      name = "ctl",
+      description = "The on-call CLI: status, moves, rollback, audit… ('sluice ctl --help').",
+      footer = {"", "Example:", "  sluice ctl status", "  sluice ctl rollback app.example.com"})
+  static final class Ctl implements Callable<Integer> {
+    @Unmatched List<String> args = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+      return CtlMain.run(args.toArray(String[]::new), new DnsjavaVerifier());
+    }
+  }
+
+  /**
+   * {@code sluice probe-agent}, listed in help: {@link #main} hands its arguments to {@link
+   * ProbeAgent} before this model is built.
+   */
+  @Command(
+      name = "probe-agent",
+      description = "A remote probe vantage reporting to a node ('sluice probe-agent --help').",
+      footer = {
+        "",
+        "Example:",
+        "  sluice probe-agent --config sluice.yaml --vantage ams-probe \\",
+        "      --report-to https://fra-node-1:8053/api/v1/probe-reports --token-file probe.token"
+      })
+  static final class Agent implements Callable<Integer> {
+    @Unmatched List<String> args = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+      return ProbeAgent.run(args.toArray(String[]::new));
     }
   }
 
@@ -193,9 +279,9 @@ public final class Main implements Callable<Integer> {
     if (config == null) {
       return INVALID_CONFIG;
     }
-    SluiceRuntime runtime;
+    NodeProcess process;
     try {
-      runtime = SluiceRuntime.start(config, o.config, o.overrides());
+      process = NodeProcess.start(config, o.config, o.overrides(), o.takeover);
     } catch (ConfigException e) {
       // The zones failed to compile at start: add what the policy chain says about the file too.
       printProblems(
@@ -212,22 +298,21 @@ public final class Main implements Callable<Integer> {
       System.err.println("cannot start: " + e.getMessage());
       return 1;
     }
-    CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   Log.LOG.info("stopping");
-                  runtime.close();
-                  stopped.countDown();
+                  process.close();
                 },
                 "sluice-shutdown"));
     Log.LOG.info(
         "serving {} zone(s) from {} on port {}",
         config.zones().size(),
         o.config,
-        runtime.node().port());
-    stopped.await();
+        process.runtime().node().port());
+    // Until stopped, or handed over to a process started with --takeover and drained.
+    process.awaitStopped();
     return 0;
   }
 }

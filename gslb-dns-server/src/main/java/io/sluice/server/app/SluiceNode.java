@@ -1,5 +1,6 @@
 package io.sluice.server.app;
 
+import io.netty.channel.Channel;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.DnsConfig;
 import io.sluice.core.config.SluiceConfig;
@@ -15,9 +16,11 @@ import io.sluice.dns.response.Responder;
 import io.sluice.dns.response.ResponderSettings;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.dns.server.DnsServer;
+import io.sluice.dns.server.InheritedSockets;
 import io.sluice.dns.transfer.Notifier;
 import io.sluice.dns.zone.ZoneCompiler;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -80,7 +83,15 @@ public final class SluiceNode implements AutoCloseable {
     ConfigPublisher publisher =
         new ConfigPublisher(List.of(ServedZones.compiler(), HttpsSettings.compiler()));
     SnapshotStore store = new SnapshotStore(publisher.initial(config, name));
-    return start(store, publisher, null, null, planners.apply(store), metrics, ticker);
+    return start(
+        store,
+        publisher,
+        null,
+        null,
+        planners.apply(store),
+        metrics,
+        ticker,
+        InheritedSockets.NONE);
   }
 
   /**
@@ -100,7 +111,8 @@ public final class SluiceNode implements AutoCloseable {
     ServedZones zones =
         ServedZones.build(ZoneCompiler.compile(config, name), ResponderSettings.of(config, name));
     HttpsSettings https = HttpsSettings.build(config, name);
-    return start(store, publisher, zones, https, planner, metrics, Ticker.SYSTEM);
+    return start(
+        store, publisher, zones, https, planner, metrics, Ticker.SYSTEM, InheritedSockets.NONE);
   }
 
   /**
@@ -111,11 +123,25 @@ public final class SluiceNode implements AutoCloseable {
   public static SluiceNode start(
       SnapshotStore store, ConfigPublisher publisher, AnswerPlanner planner, GslbMetrics metrics)
       throws InterruptedException {
+    return start(store, publisher, planner, metrics, InheritedSockets.NONE);
+  }
+
+  /**
+   * As {@link #start(SnapshotStore, ConfigPublisher, AnswerPlanner, GslbMetrics)}, reading the
+   * sockets of {@code inherited} that match the configured listeners instead of binding new ones.
+   */
+  public static SluiceNode start(
+      SnapshotStore store,
+      ConfigPublisher publisher,
+      AnswerPlanner planner,
+      GslbMetrics metrics,
+      InheritedSockets inherited)
+      throws InterruptedException {
     if (store.current().artifacts().get(ServedZones.class) == null) {
       throw new IllegalArgumentException("the store's snapshot was not built with the zones");
     }
     // No fallback: every snapshot carries its zones, and the first ones must not stay reachable.
-    return start(store, publisher, null, null, planner, metrics, Ticker.SYSTEM);
+    return start(store, publisher, null, null, planner, metrics, Ticker.SYSTEM, inherited);
   }
 
   private static SluiceNode start(
@@ -125,11 +151,12 @@ public final class SluiceNode implements AutoCloseable {
       HttpsSettings httpsFallback,
       AnswerPlanner planner,
       GslbMetrics metrics,
-      Ticker ticker)
+      Ticker ticker,
+      InheritedSockets inherited)
       throws InterruptedException {
     Responder responder = new Responder(store, zones, planner, metrics, ticker);
     DnsConfig dns = store.current().config().dns();
-    DnsServer server = DnsServer.start(dns, responder, store, metrics);
+    DnsServer server = DnsServer.start(dns, responder, store, metrics, inherited);
     HttpsServer https = null;
     if (dns.https().enabled()) {
       // Each connection and request reads the settings (TLS context, HTTPDNS limits and tokens)
@@ -145,7 +172,9 @@ public final class SluiceNode implements AutoCloseable {
       }
       int threads = dns.threads() == 0 ? Runtime.getRuntime().availableProcessors() : dns.threads();
       try {
-        https = HttpsServer.start(dns.https(), threads, responder, settings, metrics, ticker);
+        https =
+            HttpsServer.start(
+                dns.https(), threads, responder, settings, metrics, ticker, inherited);
       } catch (InterruptedException | RuntimeException e) {
         server.close();
         throw e;
@@ -219,6 +248,41 @@ public final class SluiceNode implements AutoCloseable {
   /** The DNS port (UDP and TCP). */
   public int port() {
     return server.port();
+  }
+
+  /** The listening sockets of DNS and DoH, to hand over to the node taking over. */
+  public List<InheritedSockets.Socket> listeningSockets() {
+    List<InheritedSockets.Socket> all = new ArrayList<>(server.listeningSockets());
+    if (https != null) {
+      all.addAll(https.listeningSockets());
+    }
+    return all;
+  }
+
+  /** Starts reading handed-over sockets, held until the self-check passed (a takeover). */
+  public void startReading() throws InterruptedException {
+    server.startReading();
+    if (https != null) {
+      https.startReading();
+    }
+  }
+
+  /** Stops reading the listening sockets; open TCP and HTTPS connections are served on. */
+  public void stopListening() {
+    server.stopListening();
+    if (https != null) {
+      https.stopListening();
+    }
+  }
+
+  /** Pauses the DNS TCP connections between two queries, to hand them over (DnsServer). */
+  public List<Channel> pauseIdleConnections() throws InterruptedException {
+    return server.pauseIdleConnections();
+  }
+
+  /** TCP and HTTPS connections still open (a draining node waits for them). */
+  public int openConnections() {
+    return server.openTcpConnections() + (https == null ? 0 : https.openConnections());
   }
 
   @Override

@@ -39,6 +39,7 @@ import io.sluice.dns.client.DnsjavaVerifier;
 import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.CookieKeyring;
 import io.sluice.dns.response.ServedZones;
+import io.sluice.dns.server.InheritedSockets;
 import io.sluice.dns.transfer.TransferZones;
 import io.sluice.policy.PolicyPlanner;
 import io.sluice.probe.ProbeService;
@@ -76,6 +77,9 @@ public final class SluiceRuntime implements AutoCloseable {
   private ClusterMembership membership;
   // The periodic answer-divergence check; null on a single node.
   private PeriodicDivergenceCheck divergence;
+  // Set once the state parts are closed (handed over or stopping); guarded by this.
+  private boolean released;
+  private boolean closed;
   // Sends the audited changes to the configured webhooks, from the outbox.
   private Webhooks webhooks;
 
@@ -115,15 +119,39 @@ public final class SluiceRuntime implements AutoCloseable {
    */
   public static SluiceRuntime start(SluiceConfig config, Path file, CliOverrides overrides)
       throws ConfigException, IOException, InterruptedException {
-    return start(config, file, overrides, List.of());
+    return start(config, file, overrides, List.of(), InheritedSockets.NONE);
+  }
+
+  /**
+   * Like {@link #start(SluiceConfig, Path, CliOverrides)}, reading the listening sockets in {@code
+   * inherited} (handed over by the node this one takes over from) instead of binding new ones.
+   */
+  static SluiceRuntime start(
+      SluiceConfig config, Path file, CliOverrides overrides, InheritedSockets inherited)
+      throws ConfigException, IOException, InterruptedException {
+    return start(config, file, overrides, List.of(), inherited);
   }
 
   /**
    * Like {@link #start(SluiceConfig, Path, CliOverrides)}, with {@code extra} compilers run after
-   * the built-in ones at start and on every reload (tests use it to make a reload fail midway).
+   * the built-in ones at start and on every reload.
    */
   static SluiceRuntime start(
       SluiceConfig config, Path file, CliOverrides overrides, List<ConfigCompiler> extra)
+      throws ConfigException, IOException, InterruptedException {
+    return start(config, file, overrides, extra, InheritedSockets.NONE);
+  }
+
+  /**
+   * The whole start: {@code extra} compilers run after the built-in ones at start and on every
+   * reload (tests use them to make a reload fail midway).
+   */
+  private static SluiceRuntime start(
+      SluiceConfig config,
+      Path file,
+      CliOverrides overrides,
+      List<ConfigCompiler> extra,
+      InheritedSockets inherited)
       throws ConfigException, IOException, InterruptedException {
     // The published configuration holds the tokens the admin API accepts (the local one if the
     // file declares none), so that a reload adds and revokes tokens with the same swap.
@@ -252,7 +280,7 @@ public final class SluiceRuntime implements AutoCloseable {
           PoolLoadFeed.create(
               store, traffic.auditSink(), new PrometheusMetric()::query, Ticker.SYSTEM, gslb);
       loads.start(LOAD_TICK);
-      node = SluiceNode.start(store, publisher, planner, gslb);
+      node = SluiceNode.start(store, publisher, planner, gslb, inherited);
       TransferZones offered = store.current().artifacts().get(TransferZones.class);
       if (offered != null) {
         offered.describe().forEach(line -> log.info("{}", line));
@@ -278,7 +306,7 @@ public final class SluiceRuntime implements AutoCloseable {
         if (membership != null) {
           admin.withCluster(membership.members());
         }
-        admin.withCookieRotation(cookieRotation);
+        admin.withCookieRotation(cookieRotation).withProbes(probes);
         admin
             .withLoadFeed(loads)
             .withConfigCommands(versions)
@@ -401,8 +429,40 @@ public final class SluiceRuntime implements AutoCloseable {
     return traffic;
   }
 
+  /**
+   * Hands the state directory, the admin port and the cluster membership over to a process taking
+   * over: stops the admin API (its connections are refused from now on, so no change can be
+   * acknowledged and then lost), closes the probes and the traffic system (releasing the store's
+   * lock; every acknowledged change is already in its journal) and leaves the cluster. The DNS and
+   * DoH listeners answer on from the last published state. Idempotent.
+   */
+  public synchronized void releaseState() {
+    if (released) {
+      return;
+    }
+    released = true;
+    closeStateParts();
+  }
+
   @Override
   public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (!released) {
+        released = true;
+        closeStateParts();
+      }
+    }
+    if (node != null) {
+      closeQuietly("DNS listeners", node);
+    }
+    closeQuietly("metrics", metrics);
+  }
+
+  private void closeStateParts() {
     if (stateDir != null) {
       try {
         NodeRecord.remove(stateDir);
@@ -420,9 +480,6 @@ public final class SluiceRuntime implements AutoCloseable {
     if (admin != null) {
       admin.ready(false);
       closeQuietly("admin API", admin);
-    }
-    if (node != null) {
-      closeQuietly("DNS listeners", node);
     }
     if (loads != null) {
       closeQuietly("pool load feed", loads);
@@ -445,7 +502,6 @@ public final class SluiceRuntime implements AutoCloseable {
     if (configHistory != null) {
       closeQuietly("configuration history", configHistory);
     }
-    closeQuietly("metrics", metrics);
   }
 
   private static void closeQuietly(String what, AutoCloseable c) {

@@ -14,6 +14,7 @@ import picocli.CommandLine.Option;
     name = "state",
     mixinStandardHelpOptions = true,
     description = "Offline maintenance of a state directory (stop the node first).",
+    footer = {"", "Example:", "  sluice state repair --state-dir /var/lib/sluice"},
     subcommands = {StateCommand.Repair.class})
 final class StateCommand implements Callable<Integer> {
 
@@ -31,6 +32,12 @@ final class StateCommand implements Callable<Integer> {
         "Make a damaged traffic store openable again. The damaged files are copied into"
             + " traffic/damaged-<time>/ first; the newest intact record becomes the state; every"
             + " dropped byte range and record is printed. Does nothing to a store that opens.",
+      },
+      footer = {
+        "",
+        "Example:",
+        "  sluice state repair --state-dir /var/lib/sluice",
+        "  sluice state repair --config /etc/sluice/sluice.yaml"
       })
   static final class Repair implements Callable<Integer> {
     @Option(

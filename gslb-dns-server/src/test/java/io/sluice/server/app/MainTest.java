@@ -10,6 +10,8 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -26,6 +28,32 @@ class MainTest {
     for (String option : new String[] {"--config", "--port", "--listen", "--threads", "run"}) {
       assertTrue(out.toString().contains(option), option + " in:\n" + out);
     }
+  }
+
+  @Test
+  void helpListsEveryCommandAndEachHelpHasAnExample() {
+    StringWriter out = new StringWriter();
+    CommandLine cli = Main.commandLine().setOut(new PrintWriter(out));
+    assertEquals(0, cli.execute("--help"));
+    // The commands Main names, and any other *Command class of the package.
+    for (String command : new String[] {"run, serve", "check", "ctl", "probe-agent", "state"}) {
+      assertTrue(out.toString().contains("  " + command + " "), command + " in:\n" + out);
+    }
+    List<CommandLine> all = new ArrayList<>();
+    collect(Main.commandLine(), all);
+    assertTrue(all.size() >= 7, "commands: " + all.size());
+    for (CommandLine c : all) {
+      StringWriter help = new StringWriter();
+      c.usage(new PrintWriter(help));
+      String name = c.getCommandSpec().qualifiedName(" ");
+      assertTrue(help.toString().contains("Example:"), "no example in the help of " + name);
+      assertTrue(help.toString().contains("  " + name), "no example of " + name + ":\n" + help);
+    }
+  }
+
+  private static void collect(CommandLine c, List<CommandLine> into) {
+    into.add(c);
+    c.getSubcommands().values().stream().distinct().forEach(s -> collect(s, into));
   }
 
   @Test

@@ -132,8 +132,21 @@ public final class ProbeAgent implements AutoCloseable {
     checks.close();
   }
 
+  /** What {@code --help} prints: the usage and an example. */
+  static final String HELP_TEXT =
+      USAGE_TEXT
+          + "\n\nRun the checks of FILE from this host as one more vantage and post the results"
+          + " to a node.\n\nExample:\n"
+          + "  sluice probe-agent --config sluice.yaml --vantage ams-probe \\\n"
+          + "      --report-to https://fra-node-1:8053/api/v1/probe-reports"
+          + " --token-file /etc/sluice/probe.token";
+
   /** Runs the agent until the process is stopped; returns the exit code. */
   public static int run(String[] args) {
+    if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      System.out.println(HELP_TEXT);
+      return OK;
+    }
     return run(args, System.err, System.getenv("SLUICE_PROBE_TOKEN"), new CountDownLatch(1));
   }
 
