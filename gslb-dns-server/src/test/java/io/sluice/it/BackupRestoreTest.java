@@ -91,6 +91,21 @@ class BackupRestoreTest {
     return out;
   }
 
+  /**
+   * The node's answers once they match {@code expected}, or as they are after 10 s: the policy
+   * chain's per-snapshot state of a node just started may trail its first snapshot briefly (seen
+   * once under load: 5 of 48 answers without the restored ramp for a moment).
+   */
+  private static List<String> settledAnswers(LiveNode n, List<String> expected) throws Exception {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    List<String> got = answers(n);
+    while (!got.equals(expected) && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+      got = answers(n);
+    }
+    return got;
+  }
+
   private static ControlState state(LiveNode n) {
     return n.runtime.traffic().controller().state();
   }
@@ -163,7 +178,7 @@ class BackupRestoreTest {
       Ramp ramp = restored.service("move.example.test.").ramp();
       assertNotNull(ramp, "the ramp in progress");
       assertEquals(Ramp.State.RUNNING, ramp.state());
-      assertEquals(answered, answers(n));
+      assertEquals(answered, settledAnswers(n, answered));
       assertEquals(token, n.token, "the local admin token came back");
       byte[] now = Files.readAllBytes(b.resolve("state/audit/audit.jsonl"));
       assertArrayEquals(
