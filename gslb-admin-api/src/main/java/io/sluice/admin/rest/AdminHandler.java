@@ -491,6 +491,15 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   }
 
   private FullHttpResponse render(ApiResponse r) throws Exception {
+    if (r.bytes() != null) {
+      FullHttpResponse out =
+          new DefaultFullHttpResponse(
+              HttpVersion.HTTP_1_1,
+              HttpResponseStatus.valueOf(r.status()),
+              Unpooled.wrappedBuffer(r.bytes()));
+      out.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
+      return out;
+    }
     if (r.text() != null) {
       FullHttpResponse out =
           new DefaultFullHttpResponse(

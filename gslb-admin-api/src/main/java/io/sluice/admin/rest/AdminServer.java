@@ -49,6 +49,7 @@ import io.sluice.core.spi.CookieSecretExchange;
 import io.sluice.core.spi.DecisionExplainer;
 import io.sluice.core.spi.ProbeView;
 import io.sluice.core.spi.ShadowReporter;
+import io.sluice.core.spi.StateBackups;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.SnapshotStore;
 import java.io.File;
@@ -306,6 +307,34 @@ public final class AdminServer implements AutoCloseable {
       m.put("message", "the secret was not rotated: " + e.getMessage());
       return ApiResponse.json(503, m);
     }
+  }
+
+  /**
+   * Adds {@code GET /api/v1/state/backup} (admin role): a backup of the node's state directory made
+   * by {@code backups} ({@code ?secrets=false} leaves the secrets out); call before {@link
+   * #start()}.
+   */
+  public synchronized AdminServer withStateBackups(StateBackups backups) {
+    if (channel != null) {
+      throw new IllegalStateException("routes are added before start()");
+    }
+    router.add(
+        "GET",
+        API_PREFIX + "/state/backup",
+        Role.ADMIN,
+        req -> {
+          String secrets = req.queryParam("secrets");
+          if (secrets != null && !secrets.equals("true") && !secrets.equals("false")) {
+            throw ApiException.badRequest("secrets", "must be true or false");
+          }
+          try {
+            return ApiResponse.bytes(backups.backup(!"false".equals(secrets)), "application/zip");
+          } catch (java.io.IOException e) {
+            throw new ApiException(
+                503, "backup_failed", null, "the backup could not be made: " + e.getMessage());
+          }
+        });
+    return this;
   }
 
   /**

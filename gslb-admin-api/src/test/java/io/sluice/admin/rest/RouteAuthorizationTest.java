@@ -188,6 +188,7 @@ class RouteAuthorizationTest {
               "{}",
               Role.OPERATOR),
           new Call("POST", "/api/v1/config/reload", "/api/v1/config/reload", "{}", Role.ADMIN),
+          new Call("GET", "/api/v1/state/backup", "/api/v1/state/backup", null, Role.ADMIN),
           new Call(
               "POST", "/api/v1/dns/cookies/rotate", "/api/v1/dns/cookies/rotate", "{}", Role.ADMIN),
           new Call("GET", "/api/v1/config/versions", "/api/v1/config/versions", null, Role.VIEWER),

@@ -184,6 +184,10 @@ public final class AdminFixture implements AutoCloseable {
                 millis ->
                     Optional.of(
                         new PastStates.PastState(0, store.current().version(), 1, store.current())))
+            // The route's answer as bytes; the archive itself is BackupRestoreTest's.
+            .withStateBackups(
+                secrets ->
+                    ("backup secrets=" + secrets).getBytes(java.nio.charset.StandardCharsets.UTF_8))
             .start();
     server.ready(true);
   }

@@ -32,6 +32,8 @@ public final class StateRepair {
 
   /** Repairs the traffic store of the state directory {@code stateDir}. */
   public static Report repair(Path stateDir) throws IOException {
+    // A newer release's directory is not this release's to repair.
+    StateFormat.check(stateDir);
     Path dir = stateDir.resolve("traffic");
     List<String> out = new ArrayList<>();
     if (!Files.isDirectory(dir)) {

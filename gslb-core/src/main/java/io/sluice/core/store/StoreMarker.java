@@ -41,6 +41,21 @@ final class StoreMarker {
     Properties p = new Properties();
     p.load(new java.io.StringReader(text));
     try {
+      int format = Integer.parseInt(p.getProperty("format", "1").strip());
+      if (format > FORMAT) {
+        // A newer release's store: its records may mean something this release would misread.
+        throw new StateFormat.StateFormatException(
+            "the traffic store marker "
+                + file
+                + " has format "
+                + format
+                + "; this release ("
+                + StateFormat.release()
+                + ") reads store formats up to "
+                + FORMAT
+                + ". Run the newer release, or restore a backup made by this one (see"
+                + " docs/state.md#format-versions)");
+      }
       return Optional.of(
           new StoreMarker(
               file,

@@ -14,6 +14,7 @@ import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.store.DiskWrites;
 import io.sluice.core.store.FileDurableLog;
 import io.sluice.core.store.SharedStateLog;
+import io.sluice.core.store.StateArchive;
 import io.sluice.core.store.StoreUnavailableException;
 import java.io.Closeable;
 import java.io.IOException;
@@ -355,6 +356,30 @@ public final class TrafficSystem implements Closeable {
   /** The durable audit log, to be shared with other components (the probe module). */
   public AuditSink auditSink() {
     return audit;
+  }
+
+  /**
+   * Runs {@code step} while no change can be written: holding the state writer's lock (journal
+   * records and their switch records) and the audit log's (every audit line, also those written
+   * outside a change), so a copy of the files taken in {@code step} is one consistent state.
+   */
+  public void quiesced(StateArchive.IoStep step) throws IOException {
+    IOException[] failed = new IOException[1];
+    controller
+        .writer()
+        .locked(
+            () -> {
+              synchronized (audit) {
+                try {
+                  step.run();
+                } catch (IOException e) {
+                  failed[0] = e;
+                }
+              }
+            });
+    if (failed[0] != null) {
+      throw failed[0];
+    }
   }
 
   @Override

@@ -7,6 +7,7 @@ import io.sluice.core.config.ConfigProblem;
 import io.sluice.core.config.Problems;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.TokenFile;
+import io.sluice.core.store.StateFormat;
 import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.CookieSecrets;
 import io.sluice.dns.transfer.TsigKey;
@@ -79,6 +80,13 @@ final class ConfigCheck {
       problems.add(
           "stateDir",
           "'" + config.stateDir() + "' (resolved to " + dir + ") exists and is not a directory");
+      return;
+    }
+    // The start refuses a state directory a newer release wrote: so does check.
+    try {
+      StateFormat.check(dir);
+    } catch (IOException e) {
+      problems.add("stateDir", e.getMessage());
       return;
     }
     // The start reads the local token (admin.tokens empty) and refuses a file other users can

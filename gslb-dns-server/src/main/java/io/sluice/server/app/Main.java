@@ -40,7 +40,9 @@ import picocli.CommandLine.Unmatched;
       Main.Ctl.class,
       Main.Agent.class,
       StateCommand.class,
-      KeysCommand.class
+      KeysCommand.class,
+      BackupCommands.Backup.class,
+      BackupCommands.Restore.class
     },
     footer = {
       "",

@@ -34,6 +34,8 @@ import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.store.DiskWrites;
+import io.sluice.core.store.StateArchive;
+import io.sluice.core.store.StateFormat;
 import io.sluice.core.traffic.PrometheusMetric;
 import io.sluice.core.traffic.TrafficController;
 import io.sluice.core.traffic.TrafficSystem;
@@ -207,6 +209,11 @@ public final class SluiceRuntime implements AutoCloseable {
     // The published configuration holds the tokens the admin API accepts (the local one if the
     // file declares none), so that a reload adds and revokes tokens with the same swap.
     boolean localToken = config.admin().tokens().isEmpty();
+    // Before anything reads or writes the state directory: one a newer release wrote is refused
+    // whole, one an older release wrote is upgraded (docs/state.md, "Format versions").
+    StateFormat.open(config.stateDirectory());
+    // A backup's staging copy left by a process stopped in the middle of it.
+    StateArchive.removeStaging(config.stateDirectory());
     config = AdminBootstrapToken.applyTo(config, config.stateDirectory());
     // Start and reload share one path: every module builds its share of the configuration (zones
     // and encoded answers, the compiled policy chain), each once, before anything is published.
@@ -432,8 +439,12 @@ public final class SluiceRuntime implements AutoCloseable {
         admin.withCookieRotation(cookieRotation).withProbes(probes);
         admin.withDnssecKeys(
             new KeyManager(dnssecKeys, traffic.auditSink(), KeyManager.KeyStore.of(dnssecKeys)));
-        admin.withLoadFeed(loads).withConfigCommands(versions).withObservability(planner, past);
-        admin.start();
+        admin
+            .withLoadFeed(loads)
+            .withConfigCommands(versions)
+            .withObservability(planner, past)
+            .withStateBackups(BackupCommands.source(stateConfig, traffic, localHistory))
+            .start();
         admin.ready(true);
         log.info("admin API on {}:{}", adminConfig.listen(), admin.port());
       }

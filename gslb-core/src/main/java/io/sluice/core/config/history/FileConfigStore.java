@@ -3,6 +3,7 @@ package io.sluice.core.config.history;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.core.store.Directories;
+import io.sluice.core.store.StateArchive;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -128,6 +129,11 @@ public final class FileConfigStore implements ConfigStore {
     write(versions.resolve(v.version() + ".json"), v.toJson());
     write(dir.resolve("current"), (v.version() + "\n").getBytes(StandardCharsets.UTF_8));
     prune(v.version());
+  }
+
+  /** Runs {@code step} while no version can be added (a consistent copy for a backup). */
+  public synchronized void quiesced(StateArchive.IoStep step) throws IOException {
+    step.run();
   }
 
   /** The digest of the configuration file as this node last read it, if recorded. */
