@@ -12,9 +12,11 @@ import io.sluice.core.health.Verdict;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.core.state.TrafficState;
+import io.sluice.core.store.Directories;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -306,7 +308,13 @@ public final class StateHistory implements AutoCloseable {
       }
     }
     out.close();
+    // On disk before it replaces the file, and the rename on disk after: a crash mid-compaction
+    // must leave the old history or the new one, never a renamed file whose data was not written.
+    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+      ch.force(true);
+    }
     Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    Directories.fsync(file.getParent());
     out =
         Files.newBufferedWriter(
             file, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);

@@ -119,18 +119,6 @@ public final class SluiceRuntime implements AutoCloseable {
     this.configHistory = configHistory;
   }
 
-  /** Stops sharing DNSSEC keys, then closes the etcd client it used (when clustered). */
-  private static AutoCloseable closingKeys(KeyDirectory keys, Client client) {
-    return () -> {
-      if (keys.exchange() != null) {
-        keys.exchange().close();
-      }
-      if (client != null) {
-        client.close();
-      }
-    };
-  }
-
   /** Closes {@code first}, then {@code second} even when the first fails. */
   private static AutoCloseable chain(AutoCloseable first, AutoCloseable second) {
     return () -> {
@@ -142,10 +130,15 @@ public final class SluiceRuntime implements AutoCloseable {
     };
   }
 
-  /** Closes the configuration store, then the etcd client it uses (when clustered). */
-  private static AutoCloseable closing(ConfigStore history, Client etcd) {
+  /**
+   * Closes {@code part} (when there is one), then the etcd client it uses (when clustered): the
+   * configuration store, or the DNSSEC key exchange.
+   */
+  private static AutoCloseable closing(AutoCloseable part, Client etcd) {
     return () -> {
-      history.close();
+      if (part != null) {
+        part.close();
+      }
       if (etcd != null) {
         etcd.close();
       }
@@ -232,7 +225,8 @@ public final class SluiceRuntime implements AutoCloseable {
       keysClient = EtcdClients.create(config);
       dnssecKeys.share(EtcdKeyFiles.create(keysClient, config.cluster().etcd().timeout()));
     }
-    AutoCloseable keyExchange = closingKeys(dnssecKeys, keysClient);
+    // Stops sharing DNSSEC keys, then closes the etcd client it used.
+    AutoCloseable keyExchange = closing(dnssecKeys.exchange(), keysClient);
     compilers.add(dnssecKeys.compiler());
     compilers.add(
         ServedZones.compiler(sharedCookies, new ZoneSigning(c -> dnssecKeys, Ticker.SYSTEM)));
