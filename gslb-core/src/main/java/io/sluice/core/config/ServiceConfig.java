@@ -82,11 +82,7 @@ public record ServiceConfig(
 
   /** The parsed shadow chain; only valid on a validated configuration with a shadow. */
   public List<ChainStep> shadowSteps() {
-    List<ChainStep> out = new ArrayList<>(shadow.chain().size());
-    for (String s : shadow.chain()) {
-      out.add(ChainStep.parse(s));
-    }
-    return List.copyOf(out);
+    return parse(shadow.chain());
   }
 
   /** A service without a fallback answer for secondaries. */
@@ -119,8 +115,12 @@ public record ServiceConfig(
 
   /** The parsed chain; only valid on a validated configuration. */
   public List<ChainStep> steps() {
-    List<ChainStep> out = new ArrayList<>(chain.size());
-    for (String s : chain) {
+    return parse(chain);
+  }
+
+  private static List<ChainStep> parse(List<String> steps) {
+    List<ChainStep> out = new ArrayList<>(steps.size());
+    for (String s : steps) {
       out.add(ChainStep.parse(s));
     }
     return List.copyOf(out);

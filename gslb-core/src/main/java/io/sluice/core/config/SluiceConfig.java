@@ -112,23 +112,16 @@ public record SluiceConfig(
 
   /** The same configuration with relative paths resolved against {@code dir}. */
   public SluiceConfig withBaseDir(Path dir) {
-    return new SluiceConfig(
-        dns,
-        admin,
-        stateDir,
-        zones,
-        regions,
-        topology,
-        pools,
-        probes,
-        cluster,
-        notifications,
-        observability,
-        dir);
+    return with(admin, dir);
   }
 
   /** The same configuration with other admin settings. */
   public SluiceConfig withAdmin(AdminConfig newAdmin) {
+    return with(newAdmin, baseDir);
+  }
+
+  /** A copy with the settings the withers replace; every other section kept. */
+  private SluiceConfig with(AdminConfig newAdmin, Path newBaseDir) {
     return new SluiceConfig(
         dns,
         newAdmin,
@@ -141,7 +134,7 @@ public record SluiceConfig(
         cluster,
         notifications,
         observability,
-        baseDir);
+        newBaseDir);
   }
 
   /**
