@@ -44,72 +44,20 @@ public record ServiceControl(
   }
 
   ServiceControl withWeights(Map<String, Integer> w) {
-    return new ServiceControl(
-        w,
-        shifts,
-        frozen,
-        stableWeights,
-        stableShifts,
-        stableRevision,
-        ramp,
-        drill,
-        pending,
-        cooldownUntilMillis,
-        shortTtlSince,
-        shortTtlUntil,
-        notice);
+    return withPlan(w, shifts, stableWeights, stableShifts, stableRevision, ramp, drill, pending);
   }
 
   ServiceControl withShifts(List<Shift> s) {
-    return new ServiceControl(
-        weights,
-        s,
-        frozen,
-        stableWeights,
-        stableShifts,
-        stableRevision,
-        ramp,
-        drill,
-        pending,
-        cooldownUntilMillis,
-        shortTtlSince,
-        shortTtlUntil,
-        notice);
+    return withPlan(weights, s, stableWeights, stableShifts, stableRevision, ramp, drill, pending);
   }
 
   ServiceControl withFrozen(boolean f) {
-    return new ServiceControl(
-        weights,
-        shifts,
-        f,
-        stableWeights,
-        stableShifts,
-        stableRevision,
-        ramp,
-        drill,
-        pending,
-        cooldownUntilMillis,
-        shortTtlSince,
-        shortTtlUntil,
-        notice);
+    return withFlags(f, cooldownUntilMillis, shortTtlSince, shortTtlUntil, notice);
   }
 
   /** Marks the weights and shifts now in effect as the last stable plan. */
   ServiceControl markStable(long revision) {
-    return new ServiceControl(
-        weights,
-        shifts,
-        frozen,
-        weights,
-        shifts,
-        revision,
-        ramp,
-        drill,
-        pending,
-        cooldownUntilMillis,
-        shortTtlSince,
-        shortTtlUntil,
-        notice);
+    return withPlan(weights, shifts, weights, shifts, revision, ramp, drill, pending);
   }
 
   /**
@@ -117,139 +65,90 @@ public record ServiceControl(
    * maintenance window's move ends wherever an immediate change has copied it.
    */
   ServiceControl withoutShift(String id) {
-    return new ServiceControl(
+    return withPlan(
         weights,
         shifts.stream().filter(s -> !s.id().equals(id)).toList(),
-        frozen,
         stableWeights,
         stableShifts.stream().filter(s -> !s.id().equals(id)).toList(),
         stableRevision,
         ramp,
         drill,
-        pending,
-        cooldownUntilMillis,
-        shortTtlSince,
-        shortTtlUntil,
-        notice);
+        pending);
   }
 
   /** Returns to the last stable plan, dropping any ramp, drill and confirmation. */
   ServiceControl restoreStable() {
-    return new ServiceControl(
-        stableWeights,
-        stableShifts,
-        frozen,
-        stableWeights,
-        stableShifts,
-        stableRevision,
-        null,
-        null,
-        null,
-        cooldownUntilMillis,
-        shortTtlSince,
-        shortTtlUntil,
-        notice);
+    return withPlan(
+        stableWeights, stableShifts, stableWeights, stableShifts, stableRevision, null, null, null);
   }
 
   ServiceControl withRamp(Ramp r) {
-    return new ServiceControl(
-        weights,
-        shifts,
-        frozen,
-        stableWeights,
-        stableShifts,
-        stableRevision,
-        r,
-        drill,
-        pending,
-        cooldownUntilMillis,
-        shortTtlSince,
-        shortTtlUntil,
-        notice);
+    return withPlan(
+        weights, shifts, stableWeights, stableShifts, stableRevision, r, drill, pending);
   }
 
   ServiceControl withDrill(Drill d) {
-    return new ServiceControl(
-        weights,
-        shifts,
-        frozen,
-        stableWeights,
-        stableShifts,
-        stableRevision,
-        ramp,
-        d,
-        pending,
-        cooldownUntilMillis,
-        shortTtlSince,
-        shortTtlUntil,
-        notice);
+    return withPlan(weights, shifts, stableWeights, stableShifts, stableRevision, ramp, d, pending);
   }
 
   ServiceControl withPending(Pending p) {
-    return new ServiceControl(
-        weights,
-        shifts,
-        frozen,
-        stableWeights,
-        stableShifts,
-        stableRevision,
-        ramp,
-        drill,
-        p,
-        cooldownUntilMillis,
-        shortTtlSince,
-        shortTtlUntil,
-        notice);
+    return withPlan(weights, shifts, stableWeights, stableShifts, stableRevision, ramp, drill, p);
   }
 
   ServiceControl withCooldownUntil(long t) {
-    return new ServiceControl(
-        weights,
-        shifts,
-        frozen,
-        stableWeights,
-        stableShifts,
-        stableRevision,
-        ramp,
-        drill,
-        pending,
-        t,
-        shortTtlSince,
-        shortTtlUntil,
-        notice);
+    return withFlags(frozen, t, shortTtlSince, shortTtlUntil, notice);
   }
 
   ServiceControl withShortTtl(Long since, Long until) {
-    return new ServiceControl(
-        weights,
-        shifts,
-        frozen,
-        stableWeights,
-        stableShifts,
-        stableRevision,
-        ramp,
-        drill,
-        pending,
-        cooldownUntilMillis,
-        since,
-        until,
-        notice);
+    return withFlags(frozen, cooldownUntilMillis, since, until, notice);
   }
 
   ServiceControl withNotice(String n) {
+    return withFlags(frozen, cooldownUntilMillis, shortTtlSince, shortTtlUntil, n);
+  }
+
+  /** A copy with a new plan (weights, shifts, stable plan, ramp, drill, confirmation). */
+  private ServiceControl withPlan(
+      Map<String, Integer> newWeights,
+      List<Shift> newShifts,
+      Map<String, Integer> newStableWeights,
+      List<Shift> newStableShifts,
+      long newStableRevision,
+      Ramp newRamp,
+      Drill newDrill,
+      Pending newPending) {
+    return new ServiceControl(
+        newWeights,
+        newShifts,
+        frozen,
+        newStableWeights,
+        newStableShifts,
+        newStableRevision,
+        newRamp,
+        newDrill,
+        newPending,
+        cooldownUntilMillis,
+        shortTtlSince,
+        shortTtlUntil,
+        notice);
+  }
+
+  /** A copy with new flags and timers (freeze, cooldown, TTL window, notice); the plan kept. */
+  private ServiceControl withFlags(
+      boolean newFrozen, long newCooldownUntil, Long newSince, Long newUntil, String newNotice) {
     return new ServiceControl(
         weights,
         shifts,
-        frozen,
+        newFrozen,
         stableWeights,
         stableShifts,
         stableRevision,
         ramp,
         drill,
         pending,
-        cooldownUntilMillis,
-        shortTtlSince,
-        shortTtlUntil,
-        n);
+        newCooldownUntil,
+        newSince,
+        newUntil,
+        newNotice);
   }
 }
