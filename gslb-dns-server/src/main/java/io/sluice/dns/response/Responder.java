@@ -308,12 +308,13 @@ public final class Responder {
       return WireSplicer.bare(q, in, Rcode.NOTIMP, q.edns, payload, 0);
     }
     Zone parent = q.qtype == Type.DS ? parentOfApex(s, q.qname()) : null;
-    StaticAnswers.Node node = parent == null ? s.answers.node(q, in) : null;
+    // The zone is searched once, from the wire form, and serves every branch below.
+    Zone zone = parent != null ? parent : s.answers.zone(q, in);
+    StaticAnswers.Node node = parent == null ? s.answers.node(zone, q, in) : null;
     if (q.dnssecOk && s.signed.any()) {
-      Zone z = parent != null ? parent : node != null ? node.zone() : s.index.find(q.qname());
-      SignedZone sz = z == null ? null : s.signed.of(z);
+      SignedZone sz = zone == null ? null : s.signed.of(zone);
       if (sz != null) {
-        q.zone = z;
+        q.zone = zone;
         return signed(snapshot, s, sz, q, in, client, limit, node);
       }
     }
@@ -332,7 +333,6 @@ public final class Responder {
         return send(snapshot, s, t, q, in, client, limit);
       }
     }
-    Zone zone = parent != null ? parent : node != null ? node.zone() : s.index.find(q.qname());
     q.zone = zone;
     if (zone == null) {
       q.ede = EdnsOptions.EDE_NOT_AUTHORITATIVE;

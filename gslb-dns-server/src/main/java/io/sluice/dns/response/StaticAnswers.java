@@ -56,13 +56,21 @@ final class StaticAnswers {
   }
 
   /**
-   * The node for the question name of {@code q}, read from {@code in} without building a {@link
-   * Name}: the most specific zone by the name's wire form, then its node by {@link Query#nameHash}.
+   * The most specific served zone of the question name of {@code q}, read from {@code in} without
+   * building a {@link Name}.
    */
-  Node node(Query q, byte[] in) {
-    int len = q.nameEnd - Query.NAME_AT;
-    Zone z = index.find(in, Query.NAME_AT, len);
-    return answers(z, z == null ? null : z.node(in, Query.NAME_AT, len, q.nameHash));
+  Zone zone(Query q, byte[] in) {
+    return index.find(in, Query.NAME_AT, q.nameEnd - Query.NAME_AT);
+  }
+
+  /**
+   * The node for the question name of {@code q} in {@code z} (from {@link #zone}, null for none),
+   * found by {@link Query#nameHash}: the caller keeps the zone, so a name without static answers
+   * needs no second zone search.
+   */
+  Node node(Zone z, Query q, byte[] in) {
+    return answers(
+        z, z == null ? null : z.node(in, Query.NAME_AT, q.nameEnd - Query.NAME_AT, q.nameHash));
   }
 
   private static Node answers(Zone z, ZoneNode n) {

@@ -45,7 +45,8 @@ import org.xbill.DNS.Type;
  * planner's answer accounting are in the figure. Kinds as in the peer harness: {@code static},
  * {@code www} (weighted), {@code geo} (one ECS subnet), {@code geo-subnets} (1024 ECS subnets in
  * turn, so no cache of one subnet's answer does the work) and {@code mix} (static, services, other
- * types and NXDOMAIN names). Run with {@code bench/jmh.sh WirePathBenchmark -prof gc}: its {@code
+ * types and NXDOMAIN names) and {@code nx} (one NXDOMAIN name, the path of every name without
+ * static answers of its own). Run with {@code bench/jmh.sh WirePathBenchmark -prof gc}: its {@code
  * gc.alloc.rate.norm} (bytes per query) is the load-robust figure.
  */
 @State(Scope.Thread)
@@ -55,7 +56,7 @@ import org.xbill.DNS.Type;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class WirePathBenchmark {
-  @Param({"static", "www", "geo", "geo-subnets", "mix"})
+  @Param({"static", "www", "geo", "geo-subnets", "mix", "nx"})
   public String kind;
 
   private PrometheusMetrics metrics;
@@ -124,6 +125,7 @@ public class WirePathBenchmark {
           out.add(query((String) m[0], (Integer) m[1], null));
         }
       }
+      case "nx" -> out.add(query("nx1.example.test.", Type.A, null));
       default -> throw new IllegalArgumentException(kind);
     }
     return out.toArray(new byte[0][]);

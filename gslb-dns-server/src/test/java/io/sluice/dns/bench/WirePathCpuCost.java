@@ -14,7 +14,7 @@ public final class WirePathCpuCost {
   public static void main(String[] args) throws Exception {
     CpuCost.run(
         args,
-        List.of("static", "www", "geo", "geo-subnets", "mix"),
+        List.of("static", "www", "geo", "geo-subnets", "mix", "nx"),
         kind -> {
           WirePathBenchmark b = new WirePathBenchmark();
           b.kind = kind;
