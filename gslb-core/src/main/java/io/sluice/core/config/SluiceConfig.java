@@ -112,16 +112,17 @@ public record SluiceConfig(
 
   /** The same configuration with relative paths resolved against {@code dir}. */
   public SluiceConfig withBaseDir(Path dir) {
-    return with(admin, dir);
+    return with(admin, pools, dir);
   }
 
   /** The same configuration with other admin settings. */
   public SluiceConfig withAdmin(AdminConfig newAdmin) {
-    return with(newAdmin, baseDir);
+    return with(newAdmin, pools, baseDir);
   }
 
   /** A copy with the settings the withers replace; every other section kept. */
-  private SluiceConfig with(AdminConfig newAdmin, Path newBaseDir) {
+  private SluiceConfig with(
+      AdminConfig newAdmin, Map<String, PoolConfig> newPools, Path newBaseDir) {
     return new SluiceConfig(
         dns,
         newAdmin,
@@ -129,7 +130,7 @@ public record SluiceConfig(
         zones,
         regions,
         topology,
-        pools,
+        newPools,
         probes,
         cluster,
         notifications,
@@ -167,10 +168,9 @@ public record SluiceConfig(
           new PoolConfig(pc.region(), pc.location(), pc.capacity(), all, pc.health(), pc.load()));
       changed = true;
     }
-    return changed
-        ? new SluiceConfig(
-            dns, admin, stateDir, zones, regions, topology, served, probes, cluster, baseDir)
-        : this;
+    // Through the one copy helper: building it here with the older constructor reset the
+    // notifications and observability sections to their defaults once any member existed.
+    return changed ? with(admin, served, baseDir) : this;
   }
 
   /** Resolves a path from the configuration against the directory of the configuration file. */

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.core.config.EndpointConfig;
+import io.sluice.core.config.NotificationsConfig;
+import io.sluice.core.config.ObservabilityConfig;
+import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.CommandRejectedException;
 import io.sluice.core.control.Problem;
 import java.nio.file.Path;
@@ -43,6 +46,27 @@ class DynamicMembersTest {
       List<EndpointConfig> served =
           f.store.current().config().withDynamicMembers(members).pools().get("standby").endpoints();
       assertEquals(List.of("a", "i-1"), served.stream().map(EndpointConfig::id).toList());
+      // Sections the members do not touch stay as the file sets them (not at their defaults).
+      SluiceConfig base = f.store.current().config();
+      SluiceConfig file =
+          new SluiceConfig(
+              base.dns(),
+              base.admin(),
+              base.stateDir(),
+              base.zones(),
+              base.regions(),
+              base.topology(),
+              base.pools(),
+              base.probes(),
+              base.cluster(),
+              new NotificationsConfig(List.of(), 17, java.time.Duration.ofSeconds(9)),
+              new ObservabilityConfig(
+                  null, null, new ObservabilityConfig.Dnstap("dnstap.fstrm", null, 64, "n1")),
+              base.baseDir());
+      SluiceConfig withMembers = file.withDynamicMembers(members);
+      assertEquals(file.notifications(), withMembers.notifications(), "webhooks kept");
+      assertEquals(file.observability(), withMembers.observability(), "shadow and dnstap kept");
+      assertEquals(file.withDynamicMembers(Map.of()), file);
 
       f.controller().drain(ALICE, "standby/i-1", true, "bad disk", null);
       f.controller().removeMember(ALICE, "standby", "i-1", "scale in", null);
