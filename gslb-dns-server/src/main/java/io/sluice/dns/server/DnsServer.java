@@ -18,6 +18,7 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.unix.UnixChannel;
@@ -27,6 +28,7 @@ import io.sluice.core.spi.DnsSocketStats;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.state.SnapshotStore;
 import io.sluice.dns.response.Responder;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -228,13 +230,16 @@ public final class DnsServer implements AutoCloseable {
             UdpQueryHandler udp = new UdpQueryHandler(responder, queues);
             if (!udpHanded.isEmpty()) {
               InheritedSockets.Socket s = udpHanded.get(i);
-              held.add(s.fd(), udpBootstrap(group, epoll, dns, udp, s.fd())::register);
+              held.add(s.fd(), udpBootstrap(group, epoll, dns, udp, s.fd(), null)::register);
               port = s.address().getPort();
               log.info("handed over: udp {}, read once this process answers", s.address());
               continue;
             }
             Channel ch =
-                udpBootstrap(group, epoll, dns, udp, null).bind(address, port).sync().channel();
+                udpBootstrap(group, epoll, dns, udp, null, address)
+                    .bind(address, port)
+                    .sync()
+                    .channel();
             port = ((InetSocketAddress) ch.localAddress()).getPort();
             channels.add(ch);
             log.info("listening on udp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
@@ -272,9 +277,17 @@ public final class DnsServer implements AutoCloseable {
     }
   }
 
-  /** A UDP bootstrap; with {@code fd} it registers that bound socket instead of creating one. */
+  /**
+   * A UDP bootstrap; with {@code fd} it registers that bound socket instead of creating one, else
+   * it creates a socket of the family of {@code address}, the address it will be bound to.
+   */
   private static Bootstrap udpBootstrap(
-      EventLoopGroup group, boolean epoll, DnsConfig dns, UdpQueryHandler handler, Integer fd) {
+      EventLoopGroup group,
+      boolean epoll,
+      DnsConfig dns,
+      UdpQueryHandler handler,
+      Integer fd,
+      InetAddress address) {
     Bootstrap b =
         new Bootstrap()
             .group(group)
@@ -286,6 +299,11 @@ public final class DnsServer implements AutoCloseable {
     }
     if (fd != null) {
       b.channelFactory(() -> new EpollDatagramChannel(fd));
+    } else if (epoll && address instanceof Inet4Address) {
+      // An IPv4 socket for an IPv4 address: Netty's default dual-stack IPv6 socket sends every
+      // reply through the kernel's IPv6 path to a mapped address, which cost about 0.1 us of
+      // system time per reply (static queries, pinned, dnsperf: 5.16-5.19 -> 5.02-5.04 us CPU).
+      b.channelFactory(() -> new EpollDatagramChannel(SocketProtocolFamily.INET));
     } else if (epoll) {
       b.channel(EpollDatagramChannel.class);
     } else {
@@ -482,7 +500,13 @@ public final class DnsServer implements AutoCloseable {
    * closes it.
    */
   public Channel bindSelfCheck() throws InterruptedException {
-    return udpBootstrap(group, epoll, dns, new UdpQueryHandler(responder, new UdpQueues()), null)
+    return udpBootstrap(
+            group,
+            epoll,
+            dns,
+            new UdpQueryHandler(responder, new UdpQueues()),
+            null,
+            InetAddress.getLoopbackAddress())
         .bind(InetAddress.getLoopbackAddress(), 0)
         .sync()
         .channel();
