@@ -1,7 +1,5 @@
 package io.sluice.admin.metrics;
 
-import java.io.IOException;
-import java.io.Writer;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -41,7 +39,7 @@ final class DurationFamily {
     private final long[] maxNanos = new long[WINDOWS];
     private final long[] maxWindow = new long[WINDOWS];
 
-    private Timer(String[] values, String labels) {
+    private Timer(String[] values, byte[] labels) {
       super(values, labels);
     }
 
@@ -76,18 +74,18 @@ final class DurationFamily {
     }
 
     @Override
-    synchronized void write(Writer out, String name) throws IOException {
+    synchronized void write(ScrapeBuffer out, byte[] name) {
       out.write(name);
-      out.write("_count");
+      out.ascii("_count");
       out.write(labels());
       out.write(' ');
-      out.write(Long.toString(count));
+      out.number(count);
       out.write('\n');
       out.write(name);
-      out.write("_sum");
+      out.ascii("_sum");
       out.write(labels());
       out.write(' ');
-      out.write(SeriesFamily.format(sumNanos / 1e9));
+      out.number(sumNanos / 1e9);
       out.write('\n');
     }
   }

@@ -8,12 +8,8 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.BufferedWriter;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -30,6 +26,7 @@ public final class PrometheusMetrics implements AutoCloseable {
   private final MicrometerGslbMetrics gslb;
   private final List<Runnable> beforeScrape = new CopyOnWriteArrayList<>();
   private final List<SeriesFamily> families = new CopyOnWriteArrayList<>();
+  private volatile int lastSize = 1 << 16;
 
   public PrometheusMetrics() {
     new JvmMemoryMetrics().bindTo(registry);
@@ -68,22 +65,23 @@ public final class PrometheusMetrics implements AutoCloseable {
 
   /**
    * The scrape as UTF-8 bytes, written into one buffer: the registry's meters, then the families
-   * Sluice renders itself line by line from their cached label text.
+   * Sluice renders itself line by line from their cached label bytes.
    */
   public byte[] scrapeBytes() {
     beforeScrape.forEach(Runnable::run);
-    ByteArrayOutputStream out = new ByteArrayOutputStream(1 << 16);
+    ScrapeBuffer out = new ScrapeBuffer(lastSize);
     try {
       registry.scrape(out, TEXT_FORMAT);
-      Writer w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 1 << 16);
-      for (SeriesFamily f : families) {
-        f.writeTo(w);
-      }
-      w.flush();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return out.toByteArray();
+    for (SeriesFamily f : families) {
+      f.writeTo(out);
+    }
+    byte[] bytes = out.toByteArray();
+    // The next scrape starts with room for this one's size: no copies while it grows.
+    lastSize = bytes.length + bytes.length / 8;
+    return bytes;
   }
 
   @Override

@@ -1,7 +1,6 @@
 package io.sluice.admin.metrics;
 
-import java.io.IOException;
-import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -35,27 +34,27 @@ final class SeriesFamily {
   /** One series: its label values, their escaped text and a value read at scrape. */
   abstract static class Series {
     private final String[] values;
-    private final String labels;
+    private final byte[] labels;
     private volatile boolean removed;
 
-    Series(String[] values, String labels) {
+    Series(String[] values, byte[] labels) {
       this.values = values;
       this.labels = labels;
     }
 
-    /** The escaped label text, braces included (empty without labels). */
-    String labels() {
+    /** The escaped label text in UTF-8, braces included (empty without labels). */
+    byte[] labels() {
       return labels;
     }
 
     abstract double value();
 
     /** Writes the series' line(s) of the family {@code name}. */
-    void write(Writer out, String name) throws IOException {
+    void write(ScrapeBuffer out, byte[] name) {
       out.write(name);
       out.write(labels);
       out.write(' ');
-      out.write(format(value()));
+      out.number(value());
       out.write('\n');
     }
   }
@@ -64,7 +63,7 @@ final class SeriesFamily {
   static final class Counter extends Series {
     private final LongAdder count = new LongAdder();
 
-    Counter(String[] values, String labels) {
+    Counter(String[] values, byte[] labels) {
       super(values, labels);
     }
 
@@ -86,7 +85,7 @@ final class SeriesFamily {
   static final class Gauge extends Series {
     private volatile double value;
 
-    Gauge(String[] values, String labels) {
+    Gauge(String[] values, byte[] labels) {
       super(values, labels);
     }
 
@@ -104,7 +103,7 @@ final class SeriesFamily {
   static final class Computed extends Series {
     private final DoubleSupplier value;
 
-    Computed(String[] values, String labels, DoubleSupplier value) {
+    Computed(String[] values, byte[] labels, DoubleSupplier value) {
       super(values, labels);
       this.value = value;
     }
@@ -118,7 +117,8 @@ final class SeriesFamily {
   private static final Comparator<Series> BY_LABELS = (a, b) -> Arrays.compare(a.values, b.values);
 
   private final String name;
-  private final String header;
+  private final byte[] nameBytes;
+  private final byte[] header;
   private final String[] keys;
 
   /** Positions of the keys in the written order: Prometheus labels sorted by name. */
@@ -133,7 +133,10 @@ final class SeriesFamily {
   /** {@code name} is the full Prometheus name ({@code _total} included for a counter). */
   SeriesFamily(String name, Type type, String help, String... keys) {
     this.name = name;
-    this.header = "# HELP " + name + " " + escapeHelp(help) + "\n# TYPE " + name + " " + type.wire;
+    this.nameBytes = name.getBytes(StandardCharsets.UTF_8);
+    this.header =
+        ("# HELP " + name + " " + escapeHelp(help) + "\n# TYPE " + name + " " + type.wire + "\n")
+            .getBytes(StandardCharsets.UTF_8);
     this.keys = keys.clone();
     Integer[] idx = new Integer[keys.length];
     for (int i = 0; i < idx.length; i++) {
@@ -172,7 +175,7 @@ final class SeriesFamily {
   }
 
   /** Writes the family's HELP, TYPE and series lines; nothing without series, as Micrometer. */
-  void writeTo(Writer out) throws IOException {
+  void writeTo(ScrapeBuffer out) {
     Series[] now;
     synchronized (this) {
       if (dirty) {
@@ -187,9 +190,8 @@ final class SeriesFamily {
       return;
     }
     out.write(header);
-    out.write('\n');
     for (Series s : now) {
-      s.write(out, name);
+      s.write(out, nameBytes);
     }
   }
 
@@ -200,9 +202,9 @@ final class SeriesFamily {
     return values.clone();
   }
 
-  String labelText(String[] values) {
+  byte[] labelText(String[] values) {
     if (keys.length == 0) {
-      return "";
+      return new byte[0];
     }
     StringBuilder b = new StringBuilder("{");
     for (int j = 0; j < order.length; j++) {
@@ -214,7 +216,7 @@ final class SeriesFamily {
       escapeValue(b, values[i]);
       b.append('"');
     }
-    return b.append('}').toString();
+    return b.append('}').toString().getBytes(StandardCharsets.UTF_8);
   }
 
   /** Doubles as the Prometheus text writer formats them. */
