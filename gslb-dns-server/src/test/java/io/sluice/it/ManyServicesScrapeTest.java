@@ -200,6 +200,21 @@ class ManyServicesScrapeTest {
       assertEquals(plain.series(family).keySet(), zipped.series(family).keySet(), family);
     }
     assertTrue(r.body().length * 5 < text.length(), "compressed " + r.body().length);
+
+    // A client that refuses gzip gets the text as it is.
+    HttpResponse<String> refused =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(node.adminUrl() + "/metrics"))
+                    .header("Authorization", "Bearer " + node.token)
+                    .header("Accept-Encoding", "gzip;q=0, identity")
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, refused.statusCode());
+    assertTrue(refused.headers().allValues("Content-Encoding").isEmpty());
+    assertEquals(
+        plain.series("sluice_traffic_frozen").keySet(),
+        PrometheusSamples.parse(refused.body()).series("sluice_traffic_frozen").keySet());
   }
 
   private static double sum(PrometheusSamples s, String name) {

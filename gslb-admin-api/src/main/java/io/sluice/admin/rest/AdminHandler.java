@@ -498,7 +498,18 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   /** Whether the client takes a gzip body ({@code Accept-Encoding: gzip}, as Prometheus sends). */
   private static boolean acceptsGzip(FullHttpRequest http) {
     String accept = http.headers().get(HttpHeaderNames.ACCEPT_ENCODING);
-    return accept != null && accept.toLowerCase(Locale.ROOT).contains("gzip");
+    if (accept == null) {
+      return false;
+    }
+    for (String coding : accept.split(",")) {
+      String[] parts = coding.split(";");
+      String name = parts[0].trim().toLowerCase(Locale.ROOT);
+      boolean refused = parts.length > 1 && parts[1].replace(" ", "").matches("q=0(\\.0*)?");
+      if ((name.equals("gzip") || name.equals("*")) && !refused) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Text bodies at least this long go out gzipped to a client that takes it. */
