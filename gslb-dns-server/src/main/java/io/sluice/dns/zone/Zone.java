@@ -49,7 +49,7 @@ public final class Zone {
   private final byte[] originWire;
   private final boolean hasDname;
 
-  Zone(Name origin, SOARecord soa, Map<Name, ZoneNode> nodes, Set<Name> cuts) {
+  Zone(Name origin, SOARecord soa, NodeTable nodes, Set<Name> cuts) {
     this.origin = origin;
     this.originText = origin.toString().toLowerCase(Locale.ROOT);
     long negTtl = Math.min(soa.getTTL(), soa.getMinimum());
@@ -65,11 +65,11 @@ public final class Zone {
             soa.getRetry(),
             soa.getExpire(),
             soa.getMinimum());
-    this.nodes = new NodeTable(nodes.values());
+    this.nodes = nodes;
     this.cuts = Set.copyOf(cuts);
     Map<Name, ZoneNode> wild = new HashMap<>();
     boolean dname = false;
-    for (ZoneNode n : nodes.values()) {
+    for (ZoneNode n : nodes.nodes()) {
       if (n.name().isWild()) {
         wild.put(new Name(n.name(), 1), n);
       }
@@ -224,11 +224,11 @@ public final class Zone {
             soa.getMinimum());
     // Fresh nodes throughout: answers encoded for this zone (its NODATA carries the old SOA) must
     // not be served from the other.
-    Map<Name, ZoneNode> copy = new HashMap<>();
+    NodeTable.Builder copy = new NodeTable.Builder(nodes.size());
     for (ZoneNode n : nodes.nodes()) {
-      copy.put(n.name(), n == apex ? n.withRecords(Type.SOA, next) : n.copy());
+      copy.putIfAbsent(n == apex ? n.withRecords(Type.SOA, next) : n.copy());
     }
-    return new Zone(origin, next, copy, cuts);
+    return new Zone(origin, next, copy.build(), cuts);
   }
 
   /**
@@ -247,12 +247,12 @@ public final class Zone {
       java.util.Arrays.sort(set, (a, b) -> a.compareTo(b));
       apex = apex.withRecords(e.getKey(), set);
     }
-    Map<Name, ZoneNode> copy = new HashMap<>();
+    NodeTable.Builder copy = new NodeTable.Builder(nodes.size());
     for (ZoneNode n : nodes.nodes()) {
-      copy.put(n.name(), n.name().equals(origin) ? apex : n.copy());
+      copy.putIfAbsent(n.name().equals(origin) ? apex : n.copy());
     }
     SOARecord soa = (SOARecord) apex.get(Type.SOA).get(0);
-    return new Zone(origin, soa, copy, cuts);
+    return new Zone(origin, soa, copy.build(), cuts);
   }
 
   /**

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -492,49 +493,68 @@ public final class ZoneCompiler {
       return i < 0 ? path : sourceText(o.source(i), name, type);
     }
 
-    /** Every node, with the empty non-terminals between each name and the apex. */
-    private Map<Name, ZoneNode> nodes() {
-      Map<Name, ZoneNode> nodes = new HashMap<>(capacity(data.size() + services.size() + 1));
+    /**
+     * Every node, with the empty non-terminals between each name and the apex. It consumes {@link
+     * #data}: each owner's entry is removed as its node goes into the table, so the compiler's
+     * working copy of a large zone is released while the table fills instead of living beside it to
+     * the end (the previous zone still serves meanwhile, and both must fit in the heap).
+     */
+    private NodeTable nodes() {
+      NodeTable.Builder nodes = new NodeTable.Builder(data.size() + services.size() + 1);
       // Most names have the same few types: one array per combination, shared.
       Map<List<Integer>, int[]> typeLists = new HashMap<>();
       Map<Integer, int[]> singleTypes = new HashMap<>();
-      data.forEach(
-          (name, owned) -> {
-            Record[][] sets = new Record[owned.count][];
-            int[] types;
-            if (owned.count == 1) {
-              // Most names of a large zone: no list key to build and hash.
-              sets[0] = owned.records(0);
-              types = singleTypes.computeIfAbsent(owned.type(0), t -> new int[] {t});
-            } else {
-              List<Integer> key = new ArrayList<>(owned.count);
-              for (int i = 0; i < owned.count; i++) {
-                sets[i] = owned.records(i);
-                key.add(owned.type(i));
-              }
-              types =
-                  typeLists.computeIfAbsent(
-                      key, k -> k.stream().mapToInt(Integer::intValue).toArray());
-            }
-            nodes.put(name, new ZoneNode(name, types, sets, services.get(name)));
-          });
-      services.forEach((name, service) -> nodes.putIfAbsent(name, ZoneNode.empty(name, service)));
-      nodes.putIfAbsent(origin, ZoneNode.empty(origin, null));
-      // The owners are the names of data and of services (the apex has no ancestor in the zone);
-      // walking those maps, which stay as they are, spares a copy of a million keys.
-      for (Map<Name, ?> owners : List.of(data, services)) {
-        for (Name n : owners.keySet()) {
-          // An ancestor already present had its own ancestors added when it was reached (every
-          // owner is), or was added by a walk that went on to the apex.
-          for (int strip = 1; strip < n.labels() - origin.labels(); strip++) {
-            Name parent = new Name(n, strip);
-            if (nodes.putIfAbsent(parent, ZoneNode.empty(parent, null)) != null) {
-              break;
-            }
+      for (Iterator<Map.Entry<Name, Owned>> it = data.entrySet().iterator(); it.hasNext(); ) {
+        Map.Entry<Name, Owned> e = it.next();
+        Name name = e.getKey();
+        Owned owned = e.getValue();
+        Record[][] sets = new Record[owned.count][];
+        int[] types;
+        if (owned.count == 1) {
+          // Most names of a large zone: no list key to build and hash.
+          sets[0] = owned.records(0);
+          types = singleTypes.computeIfAbsent(owned.type(0), t -> new int[] {t});
+        } else {
+          List<Integer> key = new ArrayList<>(owned.count);
+          for (int i = 0; i < owned.count; i++) {
+            sets[i] = owned.records(i);
+            key.add(owned.type(i));
           }
+          types =
+              typeLists.computeIfAbsent(key, k -> k.stream().mapToInt(Integer::intValue).toArray());
+        }
+        it.remove();
+        place(nodes, new ZoneNode(name, types, sets, services.get(name)));
+      }
+      data = Map.of();
+      services.forEach((name, service) -> place(nodes, ZoneNode.empty(name, service)));
+      // The apex, when nothing above made it; it has no ancestor in the zone.
+      nodes.putIfAbsent(ZoneNode.empty(origin, null));
+      return nodes.build();
+    }
+
+    /**
+     * Adds an owner's node (data, or a service alone) with the empty non-terminals above it. Only
+     * such an empty non-terminal can be there before it, made by the walk above an owner below:
+     * owners of data are unique and a service only adds itself where no data is, so the node takes
+     * the placeholder's slot, whose ancestors are already in.
+     */
+    private void place(NodeTable.Builder nodes, ZoneNode node) {
+      ZoneNode there = nodes.putIfAbsent(node);
+      if (there != null) {
+        if (there.isEmpty() && there.service() == null) {
+          nodes.replace(node);
+        }
+        return;
+      }
+      Name n = node.name();
+      for (int strip = 1; strip < n.labels() - origin.labels(); strip++) {
+        // An ancestor already present had its own ancestors added when it was placed.
+        Name parent = new Name(n, strip);
+        if (nodes.putIfAbsent(ZoneNode.empty(parent, null)) != null) {
+          break;
         }
       }
-      return nodes;
     }
   }
 
