@@ -49,8 +49,12 @@ public final class Zone {
   private final byte[] originWire;
   private final boolean hasDname;
 
-  Zone(Name origin, SOARecord soa, NodeTable nodes, Set<Name> cuts) {
+  /** What the zone read from its master file, for a reload of the same file; or null. */
+  private final MasterFile masterFile;
+
+  Zone(Name origin, SOARecord soa, NodeTable nodes, Set<Name> cuts, MasterFile masterFile) {
     this.origin = origin;
+    this.masterFile = masterFile;
     this.originText = origin.toString().toLowerCase(Locale.ROOT);
     long negTtl = Math.min(soa.getTTL(), soa.getMinimum());
     this.negativeSoa =
@@ -79,6 +83,11 @@ public final class Zone {
     this.originLabels = origin.labels();
     this.originWire = origin.toWireCanonical();
     this.hasDname = dname;
+  }
+
+  /** What the zone read from its master file (read without a problem), or null. */
+  MasterFile masterFile() {
+    return masterFile;
   }
 
   /** The apex name. */
@@ -228,7 +237,7 @@ public final class Zone {
     for (ZoneNode n : nodes.nodes()) {
       copy.putIfAbsent(n == apex ? n.withRecords(Type.SOA, next) : n.copy());
     }
-    return new Zone(origin, next, copy.build(), cuts);
+    return new Zone(origin, next, copy.build(), cuts, masterFile);
   }
 
   /**
@@ -252,7 +261,7 @@ public final class Zone {
       copy.putIfAbsent(n.name().equals(origin) ? apex : n.copy());
     }
     SOARecord soa = (SOARecord) apex.get(Type.SOA).get(0);
-    return new Zone(origin, soa, copy.build(), cuts);
+    return new Zone(origin, soa, copy.build(), cuts, masterFile);
   }
 
   /**

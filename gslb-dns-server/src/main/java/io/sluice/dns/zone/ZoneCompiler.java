@@ -7,11 +7,14 @@ import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.SoaConfig;
 import io.sluice.core.config.ZoneConfig;
+import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -53,13 +56,23 @@ public final class ZoneCompiler {
 
   /** Compiles every zone, or throws with every problem found. */
   public static ZoneIndex compile(SluiceConfig config, String file) throws ConfigException {
+    return compile(config, file, null);
+  }
+
+  /**
+   * As {@link #compile(SluiceConfig, String)} on a reload: a zone whose master file has the same
+   * content (and origin and default TTL) as when {@code previous} (the zones served now; null on
+   * start) read it takes its records from there instead of parsing the file again.
+   */
+  public static ZoneIndex compile(SluiceConfig config, String file, ZoneIndex previous)
+      throws ConfigException {
     Problems problems = new Problems(file);
     List<Zone> zones = new ArrayList<>();
     Set<Name> origins = new HashSet<>();
     for (int i = 0; i < config.zones().size(); i++) {
       String path = Problems.index("zones", i);
       ZoneConfig zc = config.zones().get(i);
-      Zone z = new Builder(config, zc, path, problems).build();
+      Zone z = new Builder(config, zc, path, problems, previous).build();
       if (z != null && !origins.add(z.origin())) {
         problems.add(Problems.child(path, "origin"), "zone " + zc.origin() + " is declared twice");
       }
@@ -75,19 +88,31 @@ public final class ZoneCompiler {
     private final ZoneConfig zc;
     private final String path;
     private final Problems problems;
-    private Map<Name, Owned> data = new LinkedHashMap<>();
+
+    /**
+     * The data by owner: the {@link Record} itself for a name with one record from the master file
+     * (most names of a large zone, which then cost no {@link Owned}), else its {@link Owned}.
+     */
+    private Map<Name, Object> data = new LinkedHashMap<>();
+
     private final Map<Name, String> services = new LinkedHashMap<>();
     private final Map<Name, String> servicePaths = new HashMap<>();
+    private final ZoneIndex previous;
     private Name origin;
     private SOARecord fileSoa;
+
+    /** What was read from the master file, when it was read without a problem; else null. */
+    private MasterFile masterFile;
 
     /** The master file and its config path, for the source of records read from it. */
     private Path file;
 
     private String fileWhere;
 
-    Builder(SluiceConfig config, ZoneConfig zc, String path, Problems problems) {
+    Builder(
+        SluiceConfig config, ZoneConfig zc, String path, Problems problems, ZoneIndex previous) {
       this.config = config;
+      this.previous = previous;
       this.zc = zc;
       this.path = path;
       this.problems = problems;
@@ -115,7 +140,7 @@ public final class ZoneCompiler {
         problems.add(Problems.child(path, "ns"), "the zone has no NS records at its apex");
       }
       Set<Name> cuts = checkStructure();
-      return new Zone(origin, soa, nodes(), cuts);
+      return new Zone(origin, soa, nodes(), cuts, masterFile);
     }
 
     private void loadFile() {
@@ -137,12 +162,36 @@ public final class ZoneCompiler {
       } catch (IOException e) {
         // The read below reports it.
       }
+      MasterFile before = previousFile();
+      if (before != null && before.readFrom(file, MasterFile.digest(file), origin, zc.ttl())) {
+        // The same content: the records the served zone holds, shared, and no parse.
+        for (Record r : before.records()) {
+          add(r, FROM_FILE);
+        }
+        fileSoa = before.soa();
+        masterFile = before;
+        return;
+      }
       int failedAt;
-      try (Master master = new Master(file.toString(), origin, zc.ttl())) {
-        failedAt = readRecords(master, file, where, 0, 0);
+      int problemsBefore = problems.list().size();
+      List<Record> read = new ArrayList<>();
+      MessageDigest sha = MasterFile.sha256();
+      try (Master master =
+          new Master(
+              new DigestInputStream(
+                  new BufferedInputStream(Files.newInputStream(file), 1 << 16), sha),
+              origin,
+              zc.ttl())) {
+        failedAt = readRecords(master, file, where, 0, 0, read);
       } catch (IOException e) {
         problems.add(where, file + " cannot be read: " + e.getMessage());
         return;
+      }
+      if (failedAt == 0 && problems.list().size() == problemsBefore) {
+        // The digest is of exactly the bytes parsed (the parse read to the end).
+        masterFile =
+            MasterFile.of(
+                file, sha.digest(), origin, zc.ttl(), read.toArray(new Record[0]), fileSoa);
       }
       if (failedAt > 0) {
         readOnAfterErrors(file, where, failedAt);
@@ -154,7 +203,8 @@ public final class ZoneCompiler {
      * with its line in the file ({@code skipped} lines of replayed directives come first, then the
      * file from line {@code from + 1}); returns that line, or 0 at the end.
      */
-    private int readRecords(Master master, Path file, String where, int skipped, int from) {
+    private int readRecords(
+        Master master, Path file, String where, int skipped, int from, List<Record> read) {
       try {
         // Strict: an $INCLUDE is an error at its line, never silently skipped.
         master.disableIncludes(true);
@@ -176,6 +226,7 @@ public final class ZoneCompiler {
           } else {
             // The source text of a file record is only made when a problem names it.
             add(r, FROM_FILE);
+            read.add(r);
           }
         }
         return 0;
@@ -229,9 +280,15 @@ public final class ZoneCompiler {
                 new ByteArrayInputStream(text.toString().getBytes(StandardCharsets.UTF_8)),
                 origin,
                 zc.ttl())) {
-          line = readRecords(master, file, where, skipped, from);
+          line = readRecords(master, file, where, skipped, from, new ArrayList<>());
         }
       }
+    }
+
+    /** The master file the served zone of this origin read, or null. */
+    private MasterFile previousFile() {
+      Zone z = previous == null ? null : previous.find(origin);
+      return z == null || !z.origin().equals(origin) ? null : z.masterFile();
     }
 
     /** A line that names its owner (or is a directive), so reading can start again there. */
@@ -325,7 +382,19 @@ public final class ZoneCompiler {
      * the master file, whose text is made only when a problem needs it).
      */
     private void add(Record r, String source) {
-      Owned owned = data.computeIfAbsent(r.getName(), k -> new Owned());
+      // RRSIGs always go into an RRset (as Owned.addRecord keeps them), so they take the long way.
+      boolean lone = source == FROM_FILE && r.getType() != Type.RRSIG;
+      Object there = lone ? data.putIfAbsent(r.getName(), r) : data.get(r.getName());
+      if (there == null && lone) {
+        return;
+      }
+      Owned owned;
+      if (there instanceof Owned o) {
+        owned = o;
+      } else {
+        owned = there == null ? new Owned() : owned(there);
+        data.put(r.getName(), owned);
+      }
       int type = r.getType();
       int i = owned.indexOf(type);
       if (i < 0) {
@@ -340,7 +409,7 @@ public final class ZoneCompiler {
     }
 
     private RRset get(Name name, int type) {
-      Owned o = data.get(name);
+      Owned o = owned(data.get(name));
       if (o == null) {
         return null;
       }
@@ -359,9 +428,9 @@ public final class ZoneCompiler {
     /** Checks CNAME exclusivity, delegations, glue and services; returns the delegation points. */
     private Set<Name> checkStructure() {
       Set<Name> cuts = new HashSet<>();
-      for (Map.Entry<Name, Owned> e : data.entrySet()) {
+      for (Map.Entry<Name, Object> e : data.entrySet()) {
         Name name = e.getKey();
-        Owned types = e.getValue();
+        Owned types = owned(e.getValue());
         if (types.has(Type.NS) && !name.equals(origin)) {
           cuts.add(name);
           if (name.isWild()) {
@@ -394,16 +463,16 @@ public final class ZoneCompiler {
       Set<Name> dnames = new HashSet<>();
       data.forEach(
           (name, types) -> {
-            if (types.has(Type.DNAME)) {
+            if (owned(types).has(Type.DNAME)) {
               dnames.add(name);
             }
           });
-      for (Map.Entry<Name, Owned> e :
-          dnames.isEmpty() ? List.<Map.Entry<Name, Owned>>of() : data.entrySet()) {
+      for (Map.Entry<Name, Object> e :
+          dnames.isEmpty() ? List.<Map.Entry<Name, Object>>of() : data.entrySet()) {
         Name name = e.getKey();
         Name dname = highestCutAbove(name, dnames, false);
         if (dname != null) {
-          int type = e.getValue().type(0);
+          int type = owned(e.getValue()).type(0);
           problems.add(
               source(name, type),
               name
@@ -412,14 +481,14 @@ public final class ZoneCompiler {
                   + " and would never be served (RFC 6672 §2.3)");
         }
       }
-      for (Map.Entry<Name, Owned> e :
-          cuts.isEmpty() ? List.<Map.Entry<Name, Owned>>of() : data.entrySet()) {
+      for (Map.Entry<Name, Object> e :
+          cuts.isEmpty() ? List.<Map.Entry<Name, Object>>of() : data.entrySet()) {
         Name name = e.getKey();
         Name cut = highestCutAbove(name, cuts, false);
         if (cut == null) {
           continue;
         }
-        Owned owned = e.getValue();
+        Owned owned = owned(e.getValue());
         for (int k = 0; k < owned.count; k++) {
           int type = owned.type(k);
           if (type != Type.A && type != Type.AAAA) {
@@ -488,7 +557,7 @@ public final class ZoneCompiler {
     }
 
     private String source(Name name, int type) {
-      Owned o = data.get(name);
+      Owned o = owned(data.get(name));
       int i = o == null ? -1 : o.indexOf(type);
       return i < 0 ? path : sourceText(o.source(i), name, type);
     }
@@ -504,10 +573,16 @@ public final class ZoneCompiler {
       // Most names have the same few types: one array per combination, shared.
       Map<List<Integer>, int[]> typeLists = new HashMap<>();
       Map<Integer, int[]> singleTypes = new HashMap<>();
-      for (Iterator<Map.Entry<Name, Owned>> it = data.entrySet().iterator(); it.hasNext(); ) {
-        Map.Entry<Name, Owned> e = it.next();
+      for (Iterator<Map.Entry<Name, Object>> it = data.entrySet().iterator(); it.hasNext(); ) {
+        Map.Entry<Name, Object> e = it.next();
         Name name = e.getKey();
-        Owned owned = e.getValue();
+        if (e.getValue() instanceof Record lone) {
+          int[] types = singleTypes.computeIfAbsent(lone.getType(), t -> new int[] {t});
+          it.remove();
+          place(nodes, new ZoneNode(name, types, lone, services.get(name)));
+          continue;
+        }
+        Owned owned = (Owned) e.getValue();
         Record[][] sets = new Record[owned.count][];
         int[] types;
         if (owned.count == 1) {
@@ -556,6 +631,16 @@ public final class ZoneCompiler {
         }
       }
     }
+  }
+
+  /** The {@link Owned} of a {@link Builder#data} value, made for a lone record; null for null. */
+  private static Owned owned(Object value) {
+    if (value instanceof Record lone) {
+      Owned o = new Owned();
+      o.addRecord(o.add(lone.getType(), FROM_FILE), lone);
+      return o;
+    }
+    return (Owned) value;
   }
 
   /** A hash map capacity that holds {@code n} entries without growing. */

@@ -56,6 +56,14 @@ public final class ZoneNode {
     this.service = service;
   }
 
+  /** A name with one record, of the one type {@code types} holds. */
+  ZoneNode(Name name, int[] types, Record record, String service) {
+    this.name = name;
+    this.types = types;
+    this.sets = record;
+    this.service = service;
+  }
+
   /** An empty non-terminal, or a name that only a service owns. */
   static ZoneNode empty(Name name, String service) {
     return new ZoneNode(name, NO_TYPES, NO_SETS, service);
