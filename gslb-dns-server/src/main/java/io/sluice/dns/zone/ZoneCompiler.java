@@ -162,7 +162,8 @@ public final class ZoneCompiler {
       } catch (IOException e) {
         // The read below reports it.
       }
-      MasterFile before = previousFile();
+      Zone served = previousZone();
+      MasterFile before = served == null ? null : served.masterFile();
       if (before != null && before.readFrom(file, MasterFile.digest(file), origin, zc.ttl())) {
         // The same content: the records the served zone holds, shared, and no parse.
         for (Record r : before.records()) {
@@ -182,7 +183,7 @@ public final class ZoneCompiler {
                   new BufferedInputStream(Files.newInputStream(file), 1 << 16), sha),
               origin,
               zc.ttl())) {
-        failedAt = readRecords(master, file, where, 0, 0, read);
+        failedAt = readRecords(master, file, where, 0, 0, read, served);
       } catch (IOException e) {
         problems.add(where, file + " cannot be read: " + e.getMessage());
         return;
@@ -204,7 +205,13 @@ public final class ZoneCompiler {
      * file from line {@code from + 1}); returns that line, or 0 at the end.
      */
     private int readRecords(
-        Master master, Path file, String where, int skipped, int from, List<Record> read) {
+        Master master,
+        Path file,
+        String where,
+        int skipped,
+        int from,
+        List<Record> read,
+        Zone served) {
       try {
         // Strict: an $INCLUDE is an error at its line, never silently skipped.
         master.disableIncludes(true);
@@ -225,8 +232,9 @@ public final class ZoneCompiler {
             }
           } else {
             // The source text of a file record is only made when a problem names it.
-            add(r, FROM_FILE);
-            read.add(r);
+            Record kept = served == null ? r : sameRecord(served, r);
+            add(kept, FROM_FILE);
+            read.add(kept);
           }
         }
         return 0;
@@ -280,15 +288,37 @@ public final class ZoneCompiler {
                 new ByteArrayInputStream(text.toString().getBytes(StandardCharsets.UTF_8)),
                 origin,
                 zc.ttl())) {
-          line = readRecords(master, file, where, skipped, from, new ArrayList<>());
+          line = readRecords(master, file, where, skipped, from, new ArrayList<>(), null);
         }
       }
     }
 
-    /** The master file the served zone of this origin read, or null. */
-    private MasterFile previousFile() {
+    /** The served zone of this origin, or null. */
+    private Zone previousZone() {
       Zone z = previous == null ? null : previous.find(origin);
-      return z == null || !z.origin().equals(origin) ? null : z.masterFile();
+      return z == null || !z.origin().equals(origin) ? null : z;
+    }
+
+    /**
+     * The served zone's own record that is exactly {@code r} (owner spelled the same, type, class,
+     * TTL and data), else {@code r}: a changed master file is parsed again, but the records it
+     * still has are not held twice while the old zone serves, and the parsed copies die young.
+     */
+    private static Record sameRecord(Zone served, Record r) {
+      ZoneNode node = served.node(r.getName());
+      List<Record> set = node == null ? null : node.get(r.getType());
+      if (set == null) {
+        return r;
+      }
+      for (Record old : set) {
+        if (old.getTTL() == r.getTTL()
+            && old.getDClass() == r.getDClass()
+            && old.rdataToString().equals(r.rdataToString())
+            && old.getName().toString().equals(r.getName().toString())) {
+          return old;
+        }
+      }
+      return r;
     }
 
     /** A line that names its owner (or is a directive), so reading can start again there. */

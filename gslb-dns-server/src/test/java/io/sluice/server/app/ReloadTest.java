@@ -124,6 +124,7 @@ class ReloadTest {
     reloader.reload(OPERATOR);
     assertEquals(List.of("10.0.0.1"), answers(ask("h1.example.test.")));
     Record h1 = served("h1.example.test.");
+    Record h2 = served("h2.example.test.");
 
     // Only the YAML changes: the new zone holds the records the old one read, shared.
     Files.writeString(file, config("192.0.2.2", "    file: zone.db"));
@@ -138,6 +139,8 @@ class ReloadTest {
     reloader.reload(OPERATOR);
     assertEquals(List.of("10.0.0.9"), answers(ask("h1.example.test.")));
     assertEquals(List.of("10.0.0.2"), answers(ask("h2.example.test.")));
+    // The file was parsed again, but the record it still has is the one served before.
+    assertSame(h2, served("h2.example.test."));
     assertEquals(3, okReloads.get());
   }
 
