@@ -46,12 +46,27 @@ class MissingZoneDataTest {
     return new Message(r.respond(q, q.length, InetAddress.getLoopbackAddress(), Transport.UDP));
   }
 
+  /** A store published through the zone compiler, and a responder following it. */
+  private record Node(
+      SluiceConfig config, ConfigPublisher publisher, SnapshotStore store, Responder r) {
+    static Node start() throws Exception {
+      SluiceConfig config = ConfigLoader.parse(YAML, "t.yaml", Path.of("."));
+      ConfigPublisher publisher = new ConfigPublisher(List.of(ServedZones.compiler()));
+      SnapshotStore store = new SnapshotStore(publisher.initial(config, "t.yaml"));
+      return new Node(
+          config,
+          publisher,
+          store,
+          new Responder(store, null, new AllEndpointsPlanner(store), GslbMetrics.NOOP));
+    }
+  }
+
   @Test
   void aSnapshotWithoutZoneDataIsAnsweredFromThePreviousOne() throws Exception {
-    SluiceConfig config = ConfigLoader.parse(YAML, "t.yaml", Path.of("."));
-    ConfigPublisher publisher = new ConfigPublisher(List.of(ServedZones.compiler()));
-    SnapshotStore store = new SnapshotStore(publisher.initial(config, "t.yaml"));
-    Responder r = new Responder(store, null, new AllEndpointsPlanner(store), GslbMetrics.NOOP);
+    Node n = Node.start();
+    SluiceConfig config = n.config();
+    SnapshotStore store = n.store();
+    Responder r = n.r();
     assertEquals(Rcode.NOERROR, ask(r).getRcode());
 
     // A configuration set without its built artifacts: no zone data in the snapshot.
@@ -63,15 +78,14 @@ class MissingZoneDataTest {
 
   @Test
   void aReplacedSnapshotIsNotKeptAliveWhenNoQueryFollowsTheReload() throws Exception {
-    SluiceConfig config = ConfigLoader.parse(YAML, "t.yaml", Path.of("."));
-    ConfigPublisher publisher = new ConfigPublisher(List.of(ServedZones.compiler()));
-    SnapshotStore store = new SnapshotStore(publisher.initial(config, "t.yaml"));
-    Responder r = new Responder(store, null, new AllEndpointsPlanner(store), GslbMetrics.NOOP);
+    Node n = Node.start();
+    SnapshotStore store = n.store();
+    Responder r = n.r();
     WeakReference<Snapshot> first = new WeakReference<>(store.current());
     assertEquals(Rcode.NOERROR, ask(r).getRcode());
 
     // A reload (zone data built and published with the new snapshot), then no query at all.
-    publisher.publish(store, config, "t.yaml");
+    n.publisher().publish(store, n.config(), "t.yaml");
     for (int i = 0; i < 20 && first.get() != null; i++) {
       System.gc();
       Thread.sleep(10);
