@@ -22,8 +22,9 @@ public final class ConfigPublisher {
 
   /**
    * Builds every artifact of {@code config} (named {@code source} in errors) without publishing
-   * anything. A compiler that fails with an unexpected exception rejects the configuration too,
-   * reported as a problem of {@code source}, so the caller always gets one clear error.
+   * anything. A compiler that fails with an unexpected exception or error, running out of heap
+   * included, rejects the configuration too, reported as a problem of {@code source}, so the caller
+   * always gets one clear error and the running configuration stays served.
    */
   public ConfigArtifacts build(SluiceConfig config, String source, Snapshot running)
       throws ConfigException {
@@ -31,7 +32,19 @@ public final class ConfigPublisher {
     for (ConfigCompiler c : compilers) {
       try {
         c.compile(config, source, running, out);
-      } catch (RuntimeException e) {
+      } catch (OutOfMemoryError e) {
+        // The half-built artifacts are unreachable once this frame is left, so the heap is free
+        // again for the running configuration, which keeps serving: a reload too big for the
+        // heap is one more rejected reload (logged, counted, answered to the API), not a signal
+        // or command thread dying with the error while the caller waits for an answer.
+        throw new ConfigException(
+            source,
+            "",
+            "there is not enough memory to build the configuration beside the running one ("
+                + e.getMessage()
+                + "); the running configuration is kept. Raise the heap cap (-Xmx, SLUICE_HEAP"
+                + " with the sluice launcher) or make the configuration smaller");
+      } catch (RuntimeException | StackOverflowError | LinkageError | AssertionError e) {
         throw new ConfigException(
             source,
             "",

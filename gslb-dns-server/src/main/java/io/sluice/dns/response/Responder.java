@@ -15,6 +15,8 @@ import io.sluice.dns.transfer.ZoneTransfers;
 import io.sluice.dns.zone.Resolution;
 import io.sluice.dns.zone.Zone;
 import io.sluice.dns.zone.ZoneIndex;
+import java.lang.ref.SoftReference;
+import java.lang.ref.WeakReference;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
@@ -134,8 +136,8 @@ public final class Responder {
 
   /**
    * The zone data of {@code snapshot}. A snapshot published without any (a bug in a writer) is
-   * answered from the zone data seen last rather than not at all; only a responder that never saw
-   * any fails.
+   * answered from the zone data seen last, while that is still in memory, rather than not at all; a
+   * responder without it fails.
    */
   private ServedZones served(Snapshot snapshot) {
     ServedZones z = snapshot == null ? null : snapshot.artifacts().get(ServedZones.class);
@@ -147,7 +149,8 @@ public final class Responder {
     }
     // The zone data queries read last (zonesOf keeps it): the previous snapshot's.
     LastZones last = lastZones;
-    if (last == null) {
+    ServedZones previous = last == null ? null : last.zones.get();
+    if (previous == null) {
       throw new IllegalStateException("snapshot " + snapshot.version() + " carries no zone data");
     }
     if (!missingZonesLogged) {
@@ -156,7 +159,7 @@ public final class Responder {
           "snapshot {} carries no zone data; answering from the previous one (logged once)",
           snapshot.version());
     }
-    return last.zones;
+    return previous;
   }
 
   /**
@@ -166,16 +169,25 @@ public final class Responder {
    */
   private ServedZones zonesOf(Snapshot snapshot) {
     LastZones last = lastZones;
-    if (last != null && last.snapshot == snapshot) {
-      return last.zones;
+    if (last != null && last.snapshot.get() == snapshot) {
+      ServedZones z = last.zones.get();
+      if (z != null) {
+        return z;
+      }
     }
     ServedZones z = served(snapshot);
-    lastZones = new LastZones(snapshot, z);
+    lastZones = new LastZones(new WeakReference<>(snapshot), new SoftReference<>(z));
     return z;
   }
 
-  /** A snapshot and its zone data. */
-  private record LastZones(Snapshot snapshot, ServedZones zones) {}
+  /**
+   * A snapshot and its zone data, neither held strongly: when no query comes after a reload, a
+   * strong hold would keep the replaced snapshot and its zone data alive beside the served ones,
+   * and a second reload would build a third copy next to both (a million-name zone is hundreds of
+   * megabytes). The zone data is held softly, so it stays for {@link #served}'s fallback until the
+   * heap is needed: the JVM clears soft references before it gives up on an allocation.
+   */
+  private record LastZones(WeakReference<Snapshot> snapshot, SoftReference<ServedZones> zones) {}
 
   /**
    * Answers the {@code len}-byte query in {@code in} from {@code client}; returns the response, or

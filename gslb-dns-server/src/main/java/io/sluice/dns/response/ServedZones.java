@@ -91,7 +91,10 @@ public final class ServedZones {
    */
   public static ConfigCompiler compiler(CookieKeyring sharedCookies, ZoneSigning signing) {
     return (config, source, running, out) -> {
-      ZoneIndex zones = ZoneCompiler.compile(config, source);
+      ServedZones served = running == null ? null : running.artifacts().get(ServedZones.class);
+      // A master file whose content has not changed is not parsed again: the zones served now
+      // lend its records (docs/zones.md).
+      ZoneIndex zones = ZoneCompiler.compile(config, source, served == null ? null : served.index);
       Map<Name, ZoneSigning.Plan> plans =
           signing == null ? Map.of() : signing.plans(config, source);
       if (signing != null) {
@@ -102,7 +105,6 @@ public final class ServedZones {
       // SOA of every answer agrees with what secondaries transfer.
       TransferZones.Compiled t = TransferZones.compile(config, source, zones, running);
       out.put(TransferZones.class, t.transfers());
-      ServedZones served = running == null ? null : running.artifacts().get(ServedZones.class);
       SignedZones signed =
           signing == null
               ? SignedZones.NONE

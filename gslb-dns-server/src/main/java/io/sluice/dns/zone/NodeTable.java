@@ -21,28 +21,111 @@ final class NodeTable {
   private final int size;
 
   NodeTable(Collection<ZoneNode> nodes) {
+    this(filled(nodes));
+  }
+
+  private static Builder filled(Collection<ZoneNode> nodes) {
+    Builder b = new Builder(nodes.size());
+    for (ZoneNode node : nodes) {
+      if (b.putIfAbsent(node) != null) {
+        throw new IllegalArgumentException("two nodes for " + node.name());
+      }
+    }
+    return b;
+  }
+
+  private NodeTable(Builder b) {
+    this.slots = b.slots;
+    this.hashes = b.hashes;
+    this.mask = b.mask;
+    this.shift = b.shift;
+    this.size = b.size;
+  }
+
+  /**
+   * Fills a table node by node, so a compiler can hand each node over as it makes it and drop its
+   * own copy of the data at once, instead of holding a map of every node beside the table.
+   */
+  static final class Builder {
+    private ZoneNode[] slots;
+    private int[] hashes;
+    private int mask;
+    private int shift;
+    private int size;
+
+    /** A builder sized for {@code expected} nodes; it grows past them. */
+    Builder(int expected) {
+      allocate(capacity(expected));
+    }
+
     // Two-thirds full at most: a miss (NXDOMAIN, a wildcard's encloser search) ends after a short
     // run of slots.
-    int capacity = Integer.highestOneBit(Math.max(2, nodes.size() + nodes.size() / 2)) << 1;
-    this.slots = new ZoneNode[capacity];
-    this.hashes = new int[capacity];
-    this.mask = capacity - 1;
-    this.shift = Integer.numberOfLeadingZeros(capacity) + 1;
-    int n = 0;
-    for (ZoneNode node : nodes) {
+    private static int capacity(int n) {
+      return Integer.highestOneBit(Math.max(2, n + n / 2)) << 1;
+    }
+
+    private void allocate(int capacity) {
+      slots = new ZoneNode[capacity];
+      hashes = new int[capacity];
+      mask = capacity - 1;
+      shift = Integer.numberOfLeadingZeros(capacity) + 1;
+    }
+
+    /** The node of {@code node}'s name already added, or null having added {@code node}. */
+    ZoneNode putIfAbsent(ZoneNode node) {
       int h = hash(node.name());
-      int i = slot(h);
-      while (slots[i] != null) {
-        if (hashes[i] == h && slots[i].name().equals(node.name())) {
-          throw new IllegalArgumentException("two nodes for " + node.name());
-        }
-        i = (i + 1) & mask;
+      int i = find(node.name(), h);
+      if (slots[i] != null) {
+        return slots[i];
+      }
+      if ((size + 1) * 3 > slots.length * 2) {
+        grow();
+        i = find(node.name(), h);
       }
       slots[i] = node;
       hashes[i] = h;
-      n++;
+      size++;
+      return null;
     }
-    this.size = n;
+
+    /** Puts {@code node} in place of the node of the same name, which must be there. */
+    void replace(ZoneNode node) {
+      int i = find(node.name(), hash(node.name()));
+      if (slots[i] == null) {
+        throw new IllegalArgumentException("no node for " + node.name());
+      }
+      slots[i] = node;
+    }
+
+    /** The slot of {@code name}, or the empty slot where it would go. */
+    private int find(Name name, int h) {
+      int i = (h * 0x9E3779B9) >>> shift;
+      while (slots[i] != null && !(hashes[i] == h && slots[i].name().equals(name))) {
+        i = (i + 1) & mask;
+      }
+      return i;
+    }
+
+    private void grow() {
+      ZoneNode[] oldSlots = slots;
+      int[] oldHashes = hashes;
+      allocate(oldSlots.length * 2);
+      for (int j = 0; j < oldSlots.length; j++) {
+        if (oldSlots[j] != null) {
+          int i = (oldHashes[j] * 0x9E3779B9) >>> shift;
+          while (slots[i] != null) {
+            i = (i + 1) & mask;
+          }
+          slots[i] = oldSlots[j];
+          hashes[i] = oldHashes[j];
+        }
+      }
+    }
+
+    /** The table; the builder is not used afterwards. */
+    NodeTable build() {
+      return new NodeTable(this);
+    }
   }
 
   static int hash(Name name) {
@@ -68,7 +151,8 @@ final class NodeTable {
   }
 
   private int slot(int h) {
-    // Fibonacci hashing: the slot comes from the high bits, which depend on every byte.
+    // Fibonacci hashing: the slot comes from the high bits, which depend on every byte (as in the
+    // builder's find).
     return (h * 0x9E3779B9) >>> shift;
   }
 

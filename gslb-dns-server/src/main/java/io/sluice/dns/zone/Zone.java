@@ -49,8 +49,12 @@ public final class Zone {
   private final byte[] originWire;
   private final boolean hasDname;
 
-  Zone(Name origin, SOARecord soa, Map<Name, ZoneNode> nodes, Set<Name> cuts) {
+  /** What the zone read from its master file, for a reload of the same file; or null. */
+  private final MasterFile masterFile;
+
+  Zone(Name origin, SOARecord soa, NodeTable nodes, Set<Name> cuts, MasterFile masterFile) {
     this.origin = origin;
+    this.masterFile = masterFile;
     this.originText = origin.toString().toLowerCase(Locale.ROOT);
     long negTtl = Math.min(soa.getTTL(), soa.getMinimum());
     this.negativeSoa =
@@ -65,11 +69,11 @@ public final class Zone {
             soa.getRetry(),
             soa.getExpire(),
             soa.getMinimum());
-    this.nodes = new NodeTable(nodes.values());
+    this.nodes = nodes;
     this.cuts = Set.copyOf(cuts);
     Map<Name, ZoneNode> wild = new HashMap<>();
     boolean dname = false;
-    for (ZoneNode n : nodes.values()) {
+    for (ZoneNode n : nodes.nodes()) {
       if (n.name().isWild()) {
         wild.put(new Name(n.name(), 1), n);
       }
@@ -79,6 +83,11 @@ public final class Zone {
     this.originLabels = origin.labels();
     this.originWire = origin.toWireCanonical();
     this.hasDname = dname;
+  }
+
+  /** What the zone read from its master file (read without a problem), or null. */
+  MasterFile masterFile() {
+    return masterFile;
   }
 
   /** The apex name. */
@@ -224,11 +233,11 @@ public final class Zone {
             soa.getMinimum());
     // Fresh nodes throughout: answers encoded for this zone (its NODATA carries the old SOA) must
     // not be served from the other.
-    Map<Name, ZoneNode> copy = new HashMap<>();
+    NodeTable.Builder copy = new NodeTable.Builder(nodes.size());
     for (ZoneNode n : nodes.nodes()) {
-      copy.put(n.name(), n == apex ? n.withRecords(Type.SOA, next) : n.copy());
+      copy.putIfAbsent(n == apex ? n.withRecords(Type.SOA, next) : n.copy());
     }
-    return new Zone(origin, next, copy, cuts);
+    return new Zone(origin, next, copy.build(), cuts, masterFile);
   }
 
   /**
@@ -247,12 +256,12 @@ public final class Zone {
       java.util.Arrays.sort(set, (a, b) -> a.compareTo(b));
       apex = apex.withRecords(e.getKey(), set);
     }
-    Map<Name, ZoneNode> copy = new HashMap<>();
+    NodeTable.Builder copy = new NodeTable.Builder(nodes.size());
     for (ZoneNode n : nodes.nodes()) {
-      copy.put(n.name(), n.name().equals(origin) ? apex : n.copy());
+      copy.putIfAbsent(n.name().equals(origin) ? apex : n.copy());
     }
     SOARecord soa = (SOARecord) apex.get(Type.SOA).get(0);
-    return new Zone(origin, soa, copy, cuts);
+    return new Zone(origin, soa, copy.build(), cuts, masterFile);
   }
 
   /**

@@ -7,15 +7,19 @@ import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.SoaConfig;
 import io.sluice.core.config.ZoneConfig;
+import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -52,13 +56,23 @@ public final class ZoneCompiler {
 
   /** Compiles every zone, or throws with every problem found. */
   public static ZoneIndex compile(SluiceConfig config, String file) throws ConfigException {
+    return compile(config, file, null);
+  }
+
+  /**
+   * As {@link #compile(SluiceConfig, String)} on a reload: a zone whose master file has the same
+   * content (and origin and default TTL) as when {@code previous} (the zones served now; null on
+   * start) read it takes its records from there instead of parsing the file again.
+   */
+  public static ZoneIndex compile(SluiceConfig config, String file, ZoneIndex previous)
+      throws ConfigException {
     Problems problems = new Problems(file);
     List<Zone> zones = new ArrayList<>();
     Set<Name> origins = new HashSet<>();
     for (int i = 0; i < config.zones().size(); i++) {
       String path = Problems.index("zones", i);
       ZoneConfig zc = config.zones().get(i);
-      Zone z = new Builder(config, zc, path, problems).build();
+      Zone z = new Builder(config, zc, path, problems, previous).build();
       if (z != null && !origins.add(z.origin())) {
         problems.add(Problems.child(path, "origin"), "zone " + zc.origin() + " is declared twice");
       }
@@ -74,19 +88,31 @@ public final class ZoneCompiler {
     private final ZoneConfig zc;
     private final String path;
     private final Problems problems;
-    private Map<Name, Owned> data = new LinkedHashMap<>();
+
+    /**
+     * The data by owner: the {@link Record} itself for a name with one record from the master file
+     * (most names of a large zone, which then cost no {@link Owned}), else its {@link Owned}.
+     */
+    private Map<Name, Object> data = new LinkedHashMap<>();
+
     private final Map<Name, String> services = new LinkedHashMap<>();
     private final Map<Name, String> servicePaths = new HashMap<>();
+    private final ZoneIndex previous;
     private Name origin;
     private SOARecord fileSoa;
+
+    /** What was read from the master file, when it was read without a problem; else null. */
+    private MasterFile masterFile;
 
     /** The master file and its config path, for the source of records read from it. */
     private Path file;
 
     private String fileWhere;
 
-    Builder(SluiceConfig config, ZoneConfig zc, String path, Problems problems) {
+    Builder(
+        SluiceConfig config, ZoneConfig zc, String path, Problems problems, ZoneIndex previous) {
       this.config = config;
+      this.previous = previous;
       this.zc = zc;
       this.path = path;
       this.problems = problems;
@@ -114,7 +140,7 @@ public final class ZoneCompiler {
         problems.add(Problems.child(path, "ns"), "the zone has no NS records at its apex");
       }
       Set<Name> cuts = checkStructure();
-      return new Zone(origin, soa, nodes(), cuts);
+      return new Zone(origin, soa, nodes(), cuts, masterFile);
     }
 
     private void loadFile() {
@@ -136,12 +162,37 @@ public final class ZoneCompiler {
       } catch (IOException e) {
         // The read below reports it.
       }
+      Zone served = previousZone();
+      MasterFile before = served == null ? null : served.masterFile();
+      if (before != null && before.readFrom(file, MasterFile.digest(file), origin, zc.ttl())) {
+        // The same content: the records the served zone holds, shared, and no parse.
+        for (Record r : before.records()) {
+          add(r, FROM_FILE);
+        }
+        fileSoa = before.soa();
+        masterFile = before;
+        return;
+      }
       int failedAt;
-      try (Master master = new Master(file.toString(), origin, zc.ttl())) {
-        failedAt = readRecords(master, file, where, 0, 0);
+      int problemsBefore = problems.list().size();
+      List<Record> read = new ArrayList<>();
+      MessageDigest sha = MasterFile.sha256();
+      try (Master master =
+          new Master(
+              new DigestInputStream(
+                  new BufferedInputStream(Files.newInputStream(file), 1 << 16), sha),
+              origin,
+              zc.ttl())) {
+        failedAt = readRecords(master, file, where, 0, 0, read, served);
       } catch (IOException e) {
         problems.add(where, file + " cannot be read: " + e.getMessage());
         return;
+      }
+      if (failedAt == 0 && problems.list().size() == problemsBefore) {
+        // The digest is of exactly the bytes parsed (the parse read to the end).
+        masterFile =
+            MasterFile.of(
+                file, sha.digest(), origin, zc.ttl(), read.toArray(new Record[0]), fileSoa);
       }
       if (failedAt > 0) {
         readOnAfterErrors(file, where, failedAt);
@@ -153,7 +204,14 @@ public final class ZoneCompiler {
      * with its line in the file ({@code skipped} lines of replayed directives come first, then the
      * file from line {@code from + 1}); returns that line, or 0 at the end.
      */
-    private int readRecords(Master master, Path file, String where, int skipped, int from) {
+    private int readRecords(
+        Master master,
+        Path file,
+        String where,
+        int skipped,
+        int from,
+        List<Record> read,
+        Zone served) {
       try {
         // Strict: an $INCLUDE is an error at its line, never silently skipped.
         master.disableIncludes(true);
@@ -174,7 +232,9 @@ public final class ZoneCompiler {
             }
           } else {
             // The source text of a file record is only made when a problem names it.
-            add(r, FROM_FILE);
+            Record kept = served == null ? r : sameRecord(served, r);
+            add(kept, FROM_FILE);
+            read.add(kept);
           }
         }
         return 0;
@@ -228,9 +288,37 @@ public final class ZoneCompiler {
                 new ByteArrayInputStream(text.toString().getBytes(StandardCharsets.UTF_8)),
                 origin,
                 zc.ttl())) {
-          line = readRecords(master, file, where, skipped, from);
+          line = readRecords(master, file, where, skipped, from, new ArrayList<>(), null);
         }
       }
+    }
+
+    /** The served zone of this origin, or null. */
+    private Zone previousZone() {
+      Zone z = previous == null ? null : previous.find(origin);
+      return z == null || !z.origin().equals(origin) ? null : z;
+    }
+
+    /**
+     * The served zone's own record that is exactly {@code r} (owner spelled the same, type, class,
+     * TTL and data), else {@code r}: a changed master file is parsed again, but the records it
+     * still has are not held twice while the old zone serves, and the parsed copies die young.
+     */
+    private static Record sameRecord(Zone served, Record r) {
+      ZoneNode node = served.node(r.getName());
+      List<Record> set = node == null ? null : node.get(r.getType());
+      if (set == null) {
+        return r;
+      }
+      for (Record old : set) {
+        if (old.getTTL() == r.getTTL()
+            && old.getDClass() == r.getDClass()
+            && old.rdataToString().equals(r.rdataToString())
+            && old.getName().toString().equals(r.getName().toString())) {
+          return old;
+        }
+      }
+      return r;
     }
 
     /** A line that names its owner (or is a directive), so reading can start again there. */
@@ -324,7 +412,19 @@ public final class ZoneCompiler {
      * the master file, whose text is made only when a problem needs it).
      */
     private void add(Record r, String source) {
-      Owned owned = data.computeIfAbsent(r.getName(), k -> new Owned());
+      // RRSIGs always go into an RRset (as Owned.addRecord keeps them), so they take the long way.
+      boolean lone = source == FROM_FILE && r.getType() != Type.RRSIG;
+      Object there = lone ? data.putIfAbsent(r.getName(), r) : data.get(r.getName());
+      if (there == null && lone) {
+        return;
+      }
+      Owned owned;
+      if (there instanceof Owned o) {
+        owned = o;
+      } else {
+        owned = there == null ? new Owned() : owned(there);
+        data.put(r.getName(), owned);
+      }
       int type = r.getType();
       int i = owned.indexOf(type);
       if (i < 0) {
@@ -339,7 +439,7 @@ public final class ZoneCompiler {
     }
 
     private RRset get(Name name, int type) {
-      Owned o = data.get(name);
+      Owned o = owned(data.get(name));
       if (o == null) {
         return null;
       }
@@ -358,9 +458,9 @@ public final class ZoneCompiler {
     /** Checks CNAME exclusivity, delegations, glue and services; returns the delegation points. */
     private Set<Name> checkStructure() {
       Set<Name> cuts = new HashSet<>();
-      for (Map.Entry<Name, Owned> e : data.entrySet()) {
+      for (Map.Entry<Name, Object> e : data.entrySet()) {
         Name name = e.getKey();
-        Owned types = e.getValue();
+        Owned types = owned(e.getValue());
         if (types.has(Type.NS) && !name.equals(origin)) {
           cuts.add(name);
           if (name.isWild()) {
@@ -393,16 +493,16 @@ public final class ZoneCompiler {
       Set<Name> dnames = new HashSet<>();
       data.forEach(
           (name, types) -> {
-            if (types.has(Type.DNAME)) {
+            if (owned(types).has(Type.DNAME)) {
               dnames.add(name);
             }
           });
-      for (Map.Entry<Name, Owned> e :
-          dnames.isEmpty() ? List.<Map.Entry<Name, Owned>>of() : data.entrySet()) {
+      for (Map.Entry<Name, Object> e :
+          dnames.isEmpty() ? List.<Map.Entry<Name, Object>>of() : data.entrySet()) {
         Name name = e.getKey();
         Name dname = highestCutAbove(name, dnames, false);
         if (dname != null) {
-          int type = e.getValue().type(0);
+          int type = owned(e.getValue()).type(0);
           problems.add(
               source(name, type),
               name
@@ -411,14 +511,14 @@ public final class ZoneCompiler {
                   + " and would never be served (RFC 6672 §2.3)");
         }
       }
-      for (Map.Entry<Name, Owned> e :
-          cuts.isEmpty() ? List.<Map.Entry<Name, Owned>>of() : data.entrySet()) {
+      for (Map.Entry<Name, Object> e :
+          cuts.isEmpty() ? List.<Map.Entry<Name, Object>>of() : data.entrySet()) {
         Name name = e.getKey();
         Name cut = highestCutAbove(name, cuts, false);
         if (cut == null) {
           continue;
         }
-        Owned owned = e.getValue();
+        Owned owned = owned(e.getValue());
         for (int k = 0; k < owned.count; k++) {
           int type = owned.type(k);
           if (type != Type.A && type != Type.AAAA) {
@@ -487,55 +587,90 @@ public final class ZoneCompiler {
     }
 
     private String source(Name name, int type) {
-      Owned o = data.get(name);
+      Owned o = owned(data.get(name));
       int i = o == null ? -1 : o.indexOf(type);
       return i < 0 ? path : sourceText(o.source(i), name, type);
     }
 
-    /** Every node, with the empty non-terminals between each name and the apex. */
-    private Map<Name, ZoneNode> nodes() {
-      Map<Name, ZoneNode> nodes = new HashMap<>(capacity(data.size() + services.size() + 1));
+    /**
+     * Every node, with the empty non-terminals between each name and the apex. It consumes {@link
+     * #data}: each owner's entry is removed as its node goes into the table, so the compiler's
+     * working copy of a large zone is released while the table fills instead of living beside it to
+     * the end (the previous zone still serves meanwhile, and both must fit in the heap).
+     */
+    private NodeTable nodes() {
+      NodeTable.Builder nodes = new NodeTable.Builder(data.size() + services.size() + 1);
       // Most names have the same few types: one array per combination, shared.
       Map<List<Integer>, int[]> typeLists = new HashMap<>();
       Map<Integer, int[]> singleTypes = new HashMap<>();
-      data.forEach(
-          (name, owned) -> {
-            Record[][] sets = new Record[owned.count][];
-            int[] types;
-            if (owned.count == 1) {
-              // Most names of a large zone: no list key to build and hash.
-              sets[0] = owned.records(0);
-              types = singleTypes.computeIfAbsent(owned.type(0), t -> new int[] {t});
-            } else {
-              List<Integer> key = new ArrayList<>(owned.count);
-              for (int i = 0; i < owned.count; i++) {
-                sets[i] = owned.records(i);
-                key.add(owned.type(i));
-              }
-              types =
-                  typeLists.computeIfAbsent(
-                      key, k -> k.stream().mapToInt(Integer::intValue).toArray());
-            }
-            nodes.put(name, new ZoneNode(name, types, sets, services.get(name)));
-          });
-      services.forEach((name, service) -> nodes.putIfAbsent(name, ZoneNode.empty(name, service)));
-      nodes.putIfAbsent(origin, ZoneNode.empty(origin, null));
-      // The owners are the names of data and of services (the apex has no ancestor in the zone);
-      // walking those maps, which stay as they are, spares a copy of a million keys.
-      for (Map<Name, ?> owners : List.of(data, services)) {
-        for (Name n : owners.keySet()) {
-          // An ancestor already present had its own ancestors added when it was reached (every
-          // owner is), or was added by a walk that went on to the apex.
-          for (int strip = 1; strip < n.labels() - origin.labels(); strip++) {
-            Name parent = new Name(n, strip);
-            if (nodes.putIfAbsent(parent, ZoneNode.empty(parent, null)) != null) {
-              break;
-            }
+      for (Iterator<Map.Entry<Name, Object>> it = data.entrySet().iterator(); it.hasNext(); ) {
+        Map.Entry<Name, Object> e = it.next();
+        Name name = e.getKey();
+        if (e.getValue() instanceof Record lone) {
+          int[] types = singleTypes.computeIfAbsent(lone.getType(), t -> new int[] {t});
+          it.remove();
+          place(nodes, new ZoneNode(name, types, lone, services.get(name)));
+          continue;
+        }
+        Owned owned = (Owned) e.getValue();
+        Record[][] sets = new Record[owned.count][];
+        int[] types;
+        if (owned.count == 1) {
+          // Most names of a large zone: no list key to build and hash.
+          sets[0] = owned.records(0);
+          types = singleTypes.computeIfAbsent(owned.type(0), t -> new int[] {t});
+        } else {
+          List<Integer> key = new ArrayList<>(owned.count);
+          for (int i = 0; i < owned.count; i++) {
+            sets[i] = owned.records(i);
+            key.add(owned.type(i));
           }
+          types =
+              typeLists.computeIfAbsent(key, k -> k.stream().mapToInt(Integer::intValue).toArray());
+        }
+        it.remove();
+        place(nodes, new ZoneNode(name, types, sets, services.get(name)));
+      }
+      data = Map.of();
+      services.forEach((name, service) -> place(nodes, ZoneNode.empty(name, service)));
+      // The apex, when nothing above made it; it has no ancestor in the zone.
+      nodes.putIfAbsent(ZoneNode.empty(origin, null));
+      return nodes.build();
+    }
+
+    /**
+     * Adds an owner's node (data, or a service alone) with the empty non-terminals above it. Only
+     * such an empty non-terminal can be there before it, made by the walk above an owner below:
+     * owners of data are unique and a service only adds itself where no data is, so the node takes
+     * the placeholder's slot, whose ancestors are already in.
+     */
+    private void place(NodeTable.Builder nodes, ZoneNode node) {
+      ZoneNode there = nodes.putIfAbsent(node);
+      if (there != null) {
+        if (there.isEmpty() && there.service() == null) {
+          nodes.replace(node);
+        }
+        return;
+      }
+      Name n = node.name();
+      for (int strip = 1; strip < n.labels() - origin.labels(); strip++) {
+        // An ancestor already present had its own ancestors added when it was placed.
+        Name parent = new Name(n, strip);
+        if (nodes.putIfAbsent(ZoneNode.empty(parent, null)) != null) {
+          break;
         }
       }
-      return nodes;
     }
+  }
+
+  /** The {@link Owned} of a {@link Builder#data} value, made for a lone record; null for null. */
+  private static Owned owned(Object value) {
+    if (value instanceof Record lone) {
+      Owned o = new Owned();
+      o.addRecord(o.add(lone.getType(), FROM_FILE), lone);
+      return o;
+    }
+    return (Owned) value;
   }
 
   /** A hash map capacity that holds {@code n} entries without growing. */

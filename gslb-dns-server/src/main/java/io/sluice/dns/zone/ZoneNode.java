@@ -33,7 +33,10 @@ public final class ZoneNode {
   private final Name name;
   private final int[] types;
 
-  /** The records of the one type when there is one (most names), else a Record[][] by type. */
+  /**
+   * The one record of the one type when that is all (most names of a large zone: no array for it),
+   * the records of the one type when there is one, else a Record[][] by type.
+   */
   private final Object sets;
 
   private final String service;
@@ -46,7 +49,18 @@ public final class ZoneNode {
   ZoneNode(Name name, int[] types, Record[][] sets, String service) {
     this.name = name;
     this.types = types.length == 0 ? NO_TYPES : types;
-    this.sets = sets.length == 1 ? sets[0] : sets.length == 0 ? NO_SETS : sets;
+    this.sets =
+        sets.length == 1
+            ? (sets[0].length == 1 ? sets[0][0] : sets[0])
+            : sets.length == 0 ? NO_SETS : sets;
+    this.service = service;
+  }
+
+  /** A name with one record, of the one type {@code types} holds. */
+  ZoneNode(Name name, int[] types, Record record, String service) {
+    this.name = name;
+    this.types = types;
+    this.sets = record;
     this.service = service;
   }
 
@@ -121,7 +135,7 @@ public final class ZoneNode {
     if (sets instanceof Record[][] many) {
       return many.clone();
     }
-    return types.length == 0 ? NO_SETS : new Record[][] {(Record[]) sets};
+    return types.length == 0 ? NO_SETS : new Record[][] {one()};
   }
 
   /** Whether the name owns no records. */
@@ -141,8 +155,16 @@ public final class ZoneNode {
 
   /** The records of the {@code i}-th type, in canonical order. */
   List<Record> set(int i) {
+    if (sets instanceof Record single) {
+      return Collections.singletonList(single);
+    }
     Record[] records = sets instanceof Record[][] all ? all[i] : (Record[]) sets;
     return Collections.unmodifiableList(Arrays.asList(records));
+  }
+
+  /** The records of the one type, when there is one. */
+  private Record[] one() {
+    return sets instanceof Record single ? new Record[] {single} : (Record[]) sets;
   }
 
   /** The absolute lower-case name of the service bound to this name, or null. */

@@ -99,8 +99,11 @@ final class HangupReload {
       reloader.reload(SIGNAL);
     } catch (ConfigException e) {
       // The reloader has already logged every problem.
-    } catch (RuntimeException e) {
-      log.error("reload on SIGHUP failed", e);
+    } catch (RuntimeException | Error e) {
+      // A failure the reload path did not turn into a rejection (a build's own failures, running
+      // out of heap included, are rejections): logged here rather than printed by a signal
+      // thread that dies with it, so the next SIGHUP still reloads.
+      log.error("reload on SIGHUP failed, still serving the previous config", e);
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.sluice.dns.response;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.sluice.core.config.ConfigLoader;
@@ -10,6 +11,7 @@ import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.state.ConfigPublisher;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import java.lang.ref.WeakReference;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,7 +26,8 @@ import org.xbill.DNS.Type;
 
 /**
  * A snapshot published without zone data (a writer's bug) is answered from the zone data seen
- * before it instead of failing every query; a responder that never saw any still fails.
+ * before it instead of failing every query; a responder that never saw any still fails; and the
+ * responder's cache of the zone data it read last does not keep a replaced snapshot alive.
  */
 class MissingZoneDataTest {
   private static final String YAML =
@@ -43,12 +46,27 @@ class MissingZoneDataTest {
     return new Message(r.respond(q, q.length, InetAddress.getLoopbackAddress(), Transport.UDP));
   }
 
+  /** A store published through the zone compiler, and a responder following it. */
+  private record Node(
+      SluiceConfig config, ConfigPublisher publisher, SnapshotStore store, Responder r) {
+    static Node start() throws Exception {
+      SluiceConfig config = ConfigLoader.parse(YAML, "t.yaml", Path.of("."));
+      ConfigPublisher publisher = new ConfigPublisher(List.of(ServedZones.compiler()));
+      SnapshotStore store = new SnapshotStore(publisher.initial(config, "t.yaml"));
+      return new Node(
+          config,
+          publisher,
+          store,
+          new Responder(store, null, new AllEndpointsPlanner(store), GslbMetrics.NOOP));
+    }
+  }
+
   @Test
   void aSnapshotWithoutZoneDataIsAnsweredFromThePreviousOne() throws Exception {
-    SluiceConfig config = ConfigLoader.parse(YAML, "t.yaml", Path.of("."));
-    ConfigPublisher publisher = new ConfigPublisher(List.of(ServedZones.compiler()));
-    SnapshotStore store = new SnapshotStore(publisher.initial(config, "t.yaml"));
-    Responder r = new Responder(store, null, new AllEndpointsPlanner(store), GslbMetrics.NOOP);
+    Node n = Node.start();
+    SluiceConfig config = n.config();
+    SnapshotStore store = n.store();
+    Responder r = n.r();
     assertEquals(Rcode.NOERROR, ask(r).getRcode());
 
     // A configuration set without its built artifacts: no zone data in the snapshot.
@@ -56,6 +74,24 @@ class MissingZoneDataTest {
     Message m = ask(r);
     assertEquals(Rcode.NOERROR, m.getRcode());
     assertEquals("192.0.2.80", m.getSection(Section.ANSWER).get(0).rdataToString());
+  }
+
+  @Test
+  void aReplacedSnapshotIsNotKeptAliveWhenNoQueryFollowsTheReload() throws Exception {
+    Node n = Node.start();
+    SnapshotStore store = n.store();
+    Responder r = n.r();
+    WeakReference<Snapshot> first = new WeakReference<>(store.current());
+    assertEquals(Rcode.NOERROR, ask(r).getRcode());
+
+    // A reload (zone data built and published with the new snapshot), then no query at all.
+    n.publisher().publish(store, n.config(), "t.yaml");
+    for (int i = 0; i < 20 && first.get() != null; i++) {
+      System.gc();
+      Thread.sleep(10);
+    }
+    assertNull(first.get(), "the responder keeps the replaced snapshot reachable");
+    assertEquals("192.0.2.80", ask(r).getSection(Section.ANSWER).get(0).rdataToString());
   }
 
   @Test

@@ -35,4 +35,25 @@ class NodeTableTest {
     assertEquals(new HashSet<>(table.names()).size(), 5001);
     assertTrue(table.names().contains(Name.fromString("H4999.example.test.")));
   }
+
+  @Test
+  void aBuilderGrowsPastItsEstimateAndReplacesAPlaceholder() throws Exception {
+    NodeTable.Builder b = new NodeTable.Builder(2);
+    List<ZoneNode> nodes = new ArrayList<>();
+    for (int i = 0; i < 3000; i++) {
+      ZoneNode n = ZoneNode.empty(Name.fromString("h" + i + ".example.test."), null);
+      assertNull(b.putIfAbsent(n));
+      nodes.add(n);
+    }
+    ZoneNode again = ZoneNode.empty(Name.fromString("H7.example.test."), null);
+    assertSame(nodes.get(7), b.putIfAbsent(again));
+    ZoneNode service = ZoneNode.empty(Name.fromString("h7.example.test."), "s.example.test.");
+    b.replace(service);
+    NodeTable table = b.build();
+    assertEquals(3000, table.size());
+    assertSame(service, table.get(Name.fromString("h7.example.test.")));
+    for (int i = 8; i < 3000; i++) {
+      assertSame(nodes.get(i), table.get(nodes.get(i).name()));
+    }
+  }
 }

@@ -1,6 +1,7 @@
 package io.sluice.server.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -11,9 +12,11 @@ import io.sluice.core.control.Actor;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.spi.AllEndpointsPlanner;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.dns.response.ServedZones;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -103,6 +106,42 @@ class ReloadTest {
     assertEquals(List.of("192.0.2.2"), answers(ask("www.example.test.")));
     assertEquals(List.of("198.51.100.1"), answers(ask("app.example.test.")));
     assertEquals(1, okReloads.get());
+  }
+
+  /** The record the served zone holds for {@code name}: the very object, not a copy. */
+  private Record served(String name) throws Exception {
+    Name n = Name.fromString(name);
+    ServedZones zones = node.store().current().artifacts().get(ServedZones.class);
+    return zones.index().find(n).rrsets(n).iterator().next().first();
+  }
+
+  @Test
+  void anUnchangedMasterFileIsNotReadAgainAndAChangedOneIsEvenWithItsSizeAndTime()
+      throws Exception {
+    Path zone = dir.resolve("zone.db");
+    Files.writeString(zone, "h1 IN A 10.0.0.1\nh2 IN A 10.0.0.2\n");
+    Files.writeString(file, config("192.0.2.1", "    file: zone.db"));
+    reloader.reload(OPERATOR);
+    assertEquals(List.of("10.0.0.1"), answers(ask("h1.example.test.")));
+    Record h1 = served("h1.example.test.");
+    Record h2 = served("h2.example.test.");
+
+    // Only the YAML changes: the new zone holds the records the old one read, shared.
+    Files.writeString(file, config("192.0.2.2", "    file: zone.db"));
+    reloader.reload(OPERATOR);
+    assertEquals(List.of("192.0.2.2"), answers(ask("www.example.test.")));
+    assertSame(h1, served("h1.example.test."));
+
+    // New content of the same size, with the old modification time: read again all the same.
+    FileTime time = Files.getLastModifiedTime(zone);
+    Files.writeString(zone, "h1 IN A 10.0.0.9\nh2 IN A 10.0.0.2\n");
+    Files.setLastModifiedTime(zone, time);
+    reloader.reload(OPERATOR);
+    assertEquals(List.of("10.0.0.9"), answers(ask("h1.example.test.")));
+    assertEquals(List.of("10.0.0.2"), answers(ask("h2.example.test.")));
+    // The file was parsed again, but the record it still has is the one served before.
+    assertSame(h2, served("h2.example.test."));
+    assertEquals(3, okReloads.get());
   }
 
   @Test
