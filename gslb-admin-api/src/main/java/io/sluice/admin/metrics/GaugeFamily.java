@@ -1,8 +1,5 @@
 package io.sluice.admin.metrics;
 
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -11,52 +8,53 @@ import java.util.Map;
 /**
  * The gauges of one metric name whose label sets follow the configuration: each refresh sets the
  * series that exist now; those not set since the previous refresh (a removed pool, service or
- * endpoint) are removed from the registry. Used by one thread at a time.
+ * endpoint) are removed from the scrape. The series live in a {@link SeriesFamily}, not in the
+ * Micrometer registry, found through nested maps by label value so that setting one allocates
+ * nothing. Used by one thread at a time.
  */
 final class GaugeFamily {
-  private final MeterRegistry registry;
-  private final String name;
-  private final String description;
-  private final String[] keys;
-  private final Map<List<String>, Series> series = new HashMap<>();
+  /** The map key of the one series of a family without labels. */
+  private static final String NO_LABELS = "";
 
-  /** One series: its value, read at scrape, and whether the current refresh set it. */
+  private final SeriesFamily family;
+  private final int arity;
+
+  /** Label value to map, level by level; the last level maps to a {@link Series}. */
+  private final Map<String, Object> root = new HashMap<>();
+
+  /** One series and whether the current refresh set it. */
   private static final class Series {
-    volatile double value;
+    final SeriesFamily.Gauge gauge;
     boolean seen;
-    Gauge gauge;
+
+    Series(SeriesFamily.Gauge gauge) {
+      this.gauge = gauge;
+    }
   }
 
-  GaugeFamily(MeterRegistry registry, String name, String description, String... keys) {
-    this.registry = registry;
-    this.name = name;
-    this.description = description;
-    this.keys = keys;
+  GaugeFamily(List<SeriesFamily> scraped, String name, String description, String... keys) {
+    family = new SeriesFamily(name, SeriesFamily.Type.GAUGE, description, keys);
+    arity = keys.length;
+    scraped.add(family);
   }
 
   /** Sets the series with label values {@code values} (in the order of the keys) to {@code v}. */
+  @SuppressWarnings("unchecked")
   void set(double v, String... values) {
-    if (values.length != keys.length) {
-      throw new IllegalArgumentException(name + " takes " + keys.length + " labels");
+    if (values.length != arity) {
+      throw new IllegalArgumentException("takes " + arity + " labels");
     }
-    List<String> id = List.of(values);
-    Series s = series.get(id);
+    Map<String, Object> node = root;
+    for (int i = 0; i < arity - 1; i++) {
+      node = (Map<String, Object>) node.computeIfAbsent(values[i], k -> new HashMap<>());
+    }
+    String last = arity == 0 ? NO_LABELS : values[arity - 1];
+    Series s = (Series) node.get(last);
     if (s == null) {
-      s = new Series();
-      String[] kv = new String[keys.length * 2];
-      for (int i = 0; i < keys.length; i++) {
-        kv[2 * i] = keys[i];
-        kv[2 * i + 1] = values[i];
-      }
-      s.gauge =
-          Gauge.builder(name, s, x -> x.value)
-              .description(description)
-              .tags(Tags.of(kv))
-              .strongReference(true)
-              .register(registry);
-      series.put(id, s);
+      s = new Series(family.gauge(values));
+      node.put(last, s);
     }
-    s.value = v;
+    s.gauge.set(v);
     s.seen = true;
   }
 
@@ -67,14 +65,28 @@ final class GaugeFamily {
 
   /** Removes every series the refresh did not set, and starts the next refresh. */
   void sweep() {
-    for (Iterator<Series> it = series.values().iterator(); it.hasNext(); ) {
-      Series s = it.next();
-      if (!s.seen) {
-        registry.remove(s.gauge);
-        it.remove();
+    sweep(root, Math.max(arity, 1));
+  }
+
+  /** Sweeps the maps {@code levels} deep under {@code node}; true when it is left empty. */
+  @SuppressWarnings("unchecked")
+  private boolean sweep(Map<String, Object> node, int levels) {
+    for (Iterator<Object> it = node.values().iterator(); it.hasNext(); ) {
+      Object child = it.next();
+      if (levels > 1) {
+        if (sweep((Map<String, Object>) child, levels - 1)) {
+          it.remove();
+        }
       } else {
-        s.seen = false;
+        Series s = (Series) child;
+        if (!s.seen) {
+          family.remove(s.gauge);
+          it.remove();
+        } else {
+          s.seen = false;
+        }
       }
     }
+    return node.isEmpty();
   }
 }

@@ -22,6 +22,7 @@ import io.sluice.core.spi.TransferKind;
 import io.sluice.core.spi.TransferOutcome;
 import io.sluice.core.spi.WebhookStats;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -35,8 +36,9 @@ import java.util.function.ToDoubleFunction;
  * {@link GslbMetrics} bound to Micrometer. Meters are created on first use of a label tuple and
  * cached; the per-query DNS meters are plain per-thread cells indexed by bounded labels and summed
  * on scrape ({@link DnsQueryMeters}), so recording a query writes nothing another thread writes.
- * Label values come from configuration or small fixed sets (zones, qtypes, rcodes, services,
- * pools), never from clients.
+ * The series with a service label are {@link SeriesFamily} series, not Micrometer meters: at 10,000
+ * services they are most of the scrape and of the meters' heap. Label values come from
+ * configuration or small fixed sets (zones, qtypes, rcodes, services, pools), never from clients.
  */
 public final class MicrometerGslbMetrics implements GslbMetrics {
   private static final Duration[] PROBE_BUCKETS = {
@@ -96,7 +98,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
 
   private final Counter[] rrlSlipped;
   private final Counter[] rrlDropped;
-  private final MeterCache<Counter> answers;
+  private final MeterCache<SeriesFamily.Counter> answers;
 
   private static final int ANSWER_CACHE_SLOTS = 64;
 
@@ -111,15 +113,15 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<AtomicLong> pathImpaired;
   private final Set<String> vantages = ConcurrentHashMap.newKeySet();
   private final MeterCache<Counter> verdictChanges;
-  private final MeterCache<Counter> rampSteps;
-  private final MeterCache<AtomicLong> rampPercent;
+  private final MeterCache<SeriesFamily.Counter> rampSteps;
+  private final MeterCache<SeriesFamily.Gauge> rampPercent;
   private final MeterCache<AtomicLong> poolLoad;
   private final MeterCache<AtomicLong> poolLoadAge;
-  private final MeterCache<Counter> policyEvents;
-  private final MeterCache<Counter> rollbacks;
-  private final MeterCache<Timer> rollbackDuration;
+  private final MeterCache<SeriesFamily.Counter> policyEvents;
+  private final MeterCache<SeriesFamily.Counter> rollbacks;
+  private final MeterCache<DurationFamily.Timer> rollbackDuration;
   private final MeterCache<Counter> reloads;
-  private final MeterCache<Counter> rampsStarted;
+  private final MeterCache<SeriesFamily.Counter> rampsStarted;
   private final AtomicLong lastReloadOk = new AtomicLong(1);
   private final MeterCache<Counter> transfers;
   private final MeterCache<Counter> notifies;
@@ -129,7 +131,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private volatile BooleanSupplier webhookOutboxHealthy = () -> true;
 
   /** Nearest and cross-region answer counts of one service, with their ratio gauges. */
-  private record RegionCounters(Counter nearest, Counter cross) {
+  private record RegionCounters(SeriesFamily.Counter nearest, SeriesFamily.Counter cross) {
     double nearestRatio() {
       double n = nearest.count();
       double total = n + cross.count();
@@ -143,8 +145,19 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     }
   }
 
-  /** Meters registered in {@code registry}; the per-query DNS meters collect in its scrape. */
+  /**
+   * Meters registered in {@code registry} alone, the per-service families written nowhere: for
+   * benchmarks of the recording path.
+   */
   public MicrometerGslbMetrics(PrometheusMeterRegistry registry) {
+    this(registry, new ArrayList<>());
+  }
+
+  /**
+   * Meters registered in {@code registry}; the per-query DNS meters collect in its scrape, and the
+   * per-service families are added to {@code families}, which the scrape writes after it.
+   */
+  MicrometerGslbMetrics(PrometheusMeterRegistry registry, List<SeriesFamily> families) {
     this.registry = registry;
     dnsQueries = new DnsQueryMeters(registry, registry.getPrometheusRegistry());
     TcpCloseReason[] reasons = TcpCloseReason.values();
@@ -166,14 +179,49 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
         .description("TCP DNS connections open")
         .register(registry);
     answers =
+        counters(
+            families,
+            "sluice_policy_answers_total",
+            "Service answers, by the pool they named",
+            "service",
+            "pool");
+    SeriesFamily nearest =
+        family(
+            families,
+            "sluice_policy_answers_nearest_total",
+            SeriesFamily.Type.COUNTER,
+            "Service answers naming a pool in the client's own region",
+            "service");
+    SeriesFamily cross =
+        family(
+            families,
+            "sluice_policy_answers_cross_region_total",
+            SeriesFamily.Type.COUNTER,
+            "Service answers naming a pool outside the client's region",
+            "service");
+    SeriesFamily nearestRatio =
+        family(
+            families,
+            "sluice_policy_nearest_ratio",
+            SeriesFamily.Type.GAUGE,
+            "Share of answers naming a pool in the client's region, since start",
+            "service");
+    SeriesFamily crossRatio =
+        family(
+            families,
+            "sluice_policy_cross_region_ratio",
+            SeriesFamily.Type.GAUGE,
+            "Share of answers naming a pool outside the client's region, since start",
+            "service");
+    regionAnswers =
         new MeterCache<>(
-            2,
-            l ->
-                Counter.builder("sluice.policy.answers")
-                    .description("Service answers, by the pool they named")
-                    .tags("service", l[0], "pool", l[1])
-                    .register(registry));
-    regionAnswers = new MeterCache<>(1, l -> regionCounters(registry, l[0]));
+            1,
+            l -> {
+              RegionCounters rc = new RegionCounters(nearest.counter(l), cross.counter(l));
+              nearestRatio.computed(rc::nearestRatio, l);
+              crossRatio.computed(rc::crossRatio, l);
+              return rc;
+            });
     probeChecks =
         new MeterCache<>(
             3,
@@ -227,52 +275,33 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
                     .tags("endpoint", l[0], "from", l[1], "to", l[2])
                     .register(registry));
     rampSteps =
-        new MeterCache<>(
-            1,
-            l ->
-                Counter.builder("sluice.traffic.ramp.steps")
-                    .description("Ramp steps taken")
-                    .tags("service", l[0])
-                    .register(registry));
-    rampPercent =
-        new MeterCache<>(
-            1,
-            l -> {
-              AtomicLong bits = new AtomicLong(Double.doubleToLongBits(0));
-              Gauge.builder(
-                      "sluice.traffic.ramp.percent", bits, b -> Double.longBitsToDouble(b.get()))
-                  .description("Share (percent) reached by the latest ramp step")
-                  .tags("service", l[0])
-                  .register(registry);
-              return bits;
-            });
+        counters(families, "sluice_traffic_ramp_steps_total", "Ramp steps taken", "service");
+    SeriesFamily percent =
+        family(
+            families,
+            "sluice_traffic_ramp_percent",
+            SeriesFamily.Type.GAUGE,
+            "Share (percent) reached by the latest ramp step",
+            "service");
+    rampPercent = new MeterCache<>(1, percent::gauge);
     policyEvents =
-        new MeterCache<>(
-            2,
-            l ->
-                Counter.builder("sluice.policy.events")
-                    .description(
-                        "Answers the chain could not give normally (fail-open, fail-closed,"
-                            + " drained-last-resort, residency-last-resort, last-decision,"
-                            + " planner-failed)")
-                    .tags("service", l[0], "event", l[1])
-                    .register(registry));
+        counters(
+            families,
+            "sluice_policy_events_total",
+            "Answers the chain could not give normally (fail-open, fail-closed,"
+                + " drained-last-resort, residency-last-resort, last-decision,"
+                + " planner-failed)",
+            "service",
+            "event");
     rollbacks =
-        new MeterCache<>(
-            1,
-            l ->
-                Counter.builder("sluice.traffic.rollbacks")
-                    .description("Rollbacks completed")
-                    .tags("service", l[0])
-                    .register(registry));
-    rollbackDuration =
-        new MeterCache<>(
-            1,
-            l ->
-                Timer.builder("sluice.traffic.rollback.duration")
-                    .description("Time from a rollback command to the snapshot that serves it")
-                    .tags("service", l[0])
-                    .register(registry));
+        counters(families, "sluice_traffic_rollbacks_total", "Rollbacks completed", "service");
+    DurationFamily rollbackTimes =
+        new DurationFamily(
+            families,
+            "sluice_traffic_rollback_duration_seconds",
+            "Time from a rollback command to the snapshot that serves it",
+            "service");
+    rollbackDuration = new MeterCache<>(1, rollbackTimes::timer);
     poolLoad = doubleGauge(registry, "sluice.pool.load", "Last load reported for a pool", null);
     poolLoadAge =
         doubleGauge(
@@ -294,13 +323,12 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
         .description("1 unless the last configuration reload was rejected")
         .register(registry);
     rampsStarted =
-        new MeterCache<>(
-            2,
-            l ->
-                Counter.builder("sluice.traffic.ramps.started")
-                    .description("Ramps started, by kind (weights, move, failover, failback)")
-                    .tags("service", l[0], "kind", l[1])
-                    .register(registry));
+        counters(
+            families,
+            "sluice_traffic_ramps_started_total",
+            "Ramps started, by kind (weights, move, failover, failback)",
+            "service",
+            "kind");
     transfers =
         new MeterCache<>(
             3,
@@ -376,26 +404,23 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     }
   }
 
-  private static RegionCounters regionCounters(MeterRegistry registry, String service) {
-    RegionCounters rc =
-        new RegionCounters(
-            Counter.builder("sluice.policy.answers.nearest")
-                .description("Service answers naming a pool in the client's own region")
-                .tags("service", service)
-                .register(registry),
-            Counter.builder("sluice.policy.answers.cross.region")
-                .description("Service answers naming a pool outside the client's region")
-                .tags("service", service)
-                .register(registry));
-    Gauge.builder("sluice.policy.nearest.ratio", rc, RegionCounters::nearestRatio)
-        .description("Share of answers naming a pool in the client's region, since start")
-        .tags("service", service)
-        .register(registry);
-    Gauge.builder("sluice.policy.cross.region.ratio", rc, RegionCounters::crossRatio)
-        .description("Share of answers naming a pool outside the client's region, since start")
-        .tags("service", service)
-        .register(registry);
-    return rc;
+  /** A family Sluice writes itself, added to the scraped {@code families}. */
+  private static SeriesFamily family(
+      List<SeriesFamily> families,
+      String name,
+      SeriesFamily.Type type,
+      String description,
+      String... keys) {
+    SeriesFamily f = new SeriesFamily(name, type, description, keys);
+    families.add(f);
+    return f;
+  }
+
+  /** A counter family keyed by {@code keys}, its series created on first use of a label tuple. */
+  private static MeterCache<SeriesFamily.Counter> counters(
+      List<SeriesFamily> families, String name, String description, String... keys) {
+    SeriesFamily f = family(families, name, SeriesFamily.Type.COUNTER, description, keys);
+    return new MeterCache<>(keys.length, f::counter);
   }
 
   @Override
@@ -484,7 +509,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
 
   /** The meters one service answer naming one pool counts in. */
   private record AnswerMeters(
-      String service, String poolName, Counter counter, RegionCounters region) {}
+      String service, String poolName, SeriesFamily.Counter counter, RegionCounters region) {}
 
   @Override
   public void probeCheck(String kind, boolean ok, String reason, long nanos) {
@@ -526,7 +551,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   @Override
   public void rampStep(String service, double percent) {
     rampSteps.get(service).increment();
-    rampPercent.get(service).set(Double.doubleToLongBits(percent));
+    rampPercent.get(service).set(percent);
   }
 
   @Override
@@ -539,7 +564,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     // The state writer names a rollback of every service "*".
     String s = service == null || "*".equals(service) ? ALL : service;
     rollbacks.get(s).increment();
-    rollbackDuration.get(s).record(nanos, TimeUnit.NANOSECONDS);
+    rollbackDuration.get(s).record(nanos);
   }
 
   /** A gauge per pool holding a double, as the bits of an AtomicLong. */

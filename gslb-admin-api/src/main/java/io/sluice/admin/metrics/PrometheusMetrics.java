@@ -8,6 +8,9 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -16,11 +19,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * every module records into. One per process; close it on shutdown.
  */
 public final class PrometheusMetrics implements AutoCloseable {
+  private static final String TEXT_FORMAT = "text/plain; version=0.0.4; charset=utf-8";
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final JvmGcMetrics gc = new JvmGcMetrics();
   private final MicrometerGslbMetrics gslb;
   private final List<Runnable> beforeScrape = new CopyOnWriteArrayList<>();
+  private final List<SeriesFamily> families = new CopyOnWriteArrayList<>();
+  private volatile int lastSize = 1 << 16;
 
   public PrometheusMetrics() {
     new JvmMemoryMetrics().bindTo(registry);
@@ -29,7 +35,7 @@ public final class PrometheusMetrics implements AutoCloseable {
     new ClassLoaderMetrics().bindTo(registry);
     new ProcessorMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
-    gslb = new MicrometerGslbMetrics(registry);
+    gslb = new MicrometerGslbMetrics(registry, families);
   }
 
   /** The sink to pass to the DNS server, policy, probes and the traffic controller. */
@@ -42,6 +48,11 @@ public final class PrometheusMetrics implements AutoCloseable {
     return registry;
   }
 
+  /** The families Sluice renders itself, written after the registry's meters. */
+  List<SeriesFamily> families() {
+    return families;
+  }
+
   /** Runs {@code refresh} before every scrape (gauges computed from the current state). */
   public void beforeScrape(Runnable refresh) {
     beforeScrape.add(refresh);
@@ -49,8 +60,28 @@ public final class PrometheusMetrics implements AutoCloseable {
 
   /** Every metric in the Prometheus text exposition format (version 0.0.4). */
   public String scrape() {
+    return new String(scrapeBytes(), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The scrape as UTF-8 bytes, written into one buffer: the registry's meters, then the families
+   * Sluice renders itself line by line from their cached label bytes.
+   */
+  public byte[] scrapeBytes() {
     beforeScrape.forEach(Runnable::run);
-    return registry.scrape();
+    ScrapeBuffer out = new ScrapeBuffer(lastSize);
+    try {
+      registry.scrape(out, TEXT_FORMAT);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    for (SeriesFamily f : families) {
+      f.writeTo(out);
+    }
+    byte[] bytes = out.toByteArray();
+    // The next scrape starts with room for this one's size: no copies while it grows.
+    lastSize = bytes.length + bytes.length / 8;
+    return bytes;
   }
 
   @Override

@@ -1,6 +1,5 @@
 package io.sluice.admin.metrics;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.config.PoolConfig;
 import io.sluice.core.config.ServiceConfig;
@@ -17,6 +16,7 @@ import io.sluice.core.traffic.MaintenanceWindow;
 import io.sluice.core.traffic.Pending;
 import io.sluice.core.traffic.Ramp;
 import io.sluice.core.traffic.ServiceControl;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -63,7 +63,7 @@ public final class StateMeters {
   private final GaugeFamily ttl;
 
   private StateMeters(
-      MeterRegistry r,
+      List<SeriesFamily> r,
       SnapshotStore store,
       Supplier<ControlState> control,
       Supplier<Map<String, ProbeEvidence>> evidence,
@@ -212,7 +212,7 @@ public final class StateMeters {
       Supplier<Map<String, ProbeEvidence>> evidence,
       Ticker ticker) {
     StateMeters m =
-        new StateMeters(metrics.registry(), store, control, evidence, ticker, metrics.gslb());
+        new StateMeters(metrics.families(), store, control, evidence, ticker, metrics.gslb());
     metrics.beforeScrape(m::refresh);
     // The first refresh registers every service's series at zero, seconds of work for 10 k
     // services: it runs beside the rest of the start instead of before the listeners open, and a

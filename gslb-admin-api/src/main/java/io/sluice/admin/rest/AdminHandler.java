@@ -27,16 +27,21 @@ import io.sluice.core.control.Problem;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.store.ClusterUnreachableException;
 import io.sluice.core.store.StoreUnavailableException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.zip.Deflater;
+import java.util.zip.GZIPOutputStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -438,7 +443,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             LogText.escape(p.uri().path()),
             answer.status());
       }
-      return render(answer);
+      return render(answer, acceptsGzip(http));
     } catch (ApiException e) {
       return error(e, Map.of());
     } catch (CommandRejectedException e) {
@@ -490,14 +495,44 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         : String.valueOf(ctx.channel().remoteAddress());
   }
 
-  private FullHttpResponse render(ApiResponse r) throws Exception {
+  /** Whether the client takes a gzip body ({@code Accept-Encoding: gzip}, as Prometheus sends). */
+  private static boolean acceptsGzip(FullHttpRequest http) {
+    String accept = http.headers().get(HttpHeaderNames.ACCEPT_ENCODING);
+    if (accept == null) {
+      return false;
+    }
+    for (String coding : accept.split(",")) {
+      String[] parts = coding.split(";");
+      String name = parts[0].trim().toLowerCase(Locale.ROOT);
+      boolean refused = parts.length > 1 && parts[1].replace(" ", "").matches("q=0(\\.0*)?");
+      if ((name.equals("gzip") || name.equals("*")) && !refused) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Text bodies at least this long go out gzipped to a client that takes it. */
+  private static final int GZIP_MIN_BYTES = 4096;
+
+  private FullHttpResponse render(ApiResponse r, boolean gzip) throws Exception {
     if (r.bytes() != null) {
+      // A scrape of a large configuration is tens of megabytes of text that compresses 20-fold;
+      // the fastest level costs about half of what writing the scrape costs.
+      boolean compress =
+          gzip && r.bytes().length >= GZIP_MIN_BYTES && r.contentType().startsWith("text/");
       FullHttpResponse out =
           new DefaultFullHttpResponse(
               HttpVersion.HTTP_1_1,
               HttpResponseStatus.valueOf(r.status()),
-              Unpooled.wrappedBuffer(r.bytes()));
+              Unpooled.wrappedBuffer(compress ? gzipped(r.bytes()) : r.bytes()));
       out.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
+      if (compress) {
+        out.headers().set(HttpHeaderNames.CONTENT_ENCODING, HttpHeaderValues.GZIP);
+      }
+      if (r.contentType().startsWith("text/")) {
+        out.headers().set(HttpHeaderNames.VARY, HttpHeaderNames.ACCEPT_ENCODING);
+      }
       return out;
     }
     if (r.text() != null) {
@@ -510,6 +545,19 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
       return out;
     }
     return json(HttpResponseStatus.valueOf(r.status()), r.json(), Map.of());
+  }
+
+  private static byte[] gzipped(byte[] body) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(body.length / 16 + 64);
+    try (GZIPOutputStream z =
+        new GZIPOutputStream(out, 1 << 16) {
+          {
+            def.setLevel(Deflater.BEST_SPEED);
+          }
+        }) {
+      z.write(body);
+    }
+    return out.toByteArray();
   }
 
   private FullHttpResponse error(ApiException e, Map<String, String> headers) {

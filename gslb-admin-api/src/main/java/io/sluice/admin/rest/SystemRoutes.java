@@ -49,7 +49,7 @@ final class SystemRoutes {
         "GET",
         "/metrics",
         metricsPublic ? null : Role.VIEWER,
-        req -> ApiResponse.text(metrics.scrape(), PROMETHEUS_TEXT));
+        req -> ApiResponse.bytes(metrics.scrapeBytes(), PROMETHEUS_TEXT));
     r.add("POST", AdminServer.API_PREFIX + "/config/reload", Role.ADMIN, this::reload);
     r.add("POST", AdminServer.API_PREFIX + "/probe-reports", Role.PROBE, this::probeReport);
   }

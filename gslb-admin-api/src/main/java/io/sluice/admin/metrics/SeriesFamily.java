@@ -1,0 +1,248 @@
+package io.sluice.admin.metrics;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.DoubleSupplier;
+
+/**
+ * One metric name with many label sets (a series per service, pool or endpoint), owned by Sluice
+ * instead of Micrometer: a series is one small object holding its pre-escaped label text and its
+ * value, and the family writes itself straight into the scrape in the Prometheus text format,
+ * series sorted by label values as Micrometer's registry sorts them. At 10,000 services a
+ * Micrometer meter per series cost about 250 bytes of heap in ids, tags and registry maps, and a
+ * scrape built a snapshot object per series before writing it; here a scrape writes each series'
+ * line from its cached label text.
+ */
+final class SeriesFamily {
+  /** The Prometheus type of a family. */
+  enum Type {
+    COUNTER("counter"),
+    GAUGE("gauge"),
+    SUMMARY("summary");
+
+    private final String wire;
+
+    Type(String wire) {
+      this.wire = wire;
+    }
+  }
+
+  /** One series: its label values, their escaped text and a value read at scrape. */
+  abstract static class Series {
+    private final String[] values;
+    private final byte[] labels;
+    private volatile boolean removed;
+
+    Series(String[] values, byte[] labels) {
+      this.values = values;
+      this.labels = labels;
+    }
+
+    /** The escaped label text in UTF-8, braces included (empty without labels). */
+    byte[] labels() {
+      return labels;
+    }
+
+    abstract double value();
+
+    /** Writes the series' line(s) of the family {@code name}. */
+    void write(ScrapeBuffer out, byte[] name) {
+      out.write(name);
+      out.write(labels);
+      out.write(' ');
+      out.number(value());
+      out.write('\n');
+    }
+  }
+
+  /** A counter series: increments from any thread, summed at scrape. */
+  static final class Counter extends Series {
+    private final LongAdder count = new LongAdder();
+
+    Counter(String[] values, byte[] labels) {
+      super(values, labels);
+    }
+
+    void increment() {
+      count.increment();
+    }
+
+    long count() {
+      return count.sum();
+    }
+
+    @Override
+    double value() {
+      return count.sum();
+    }
+  }
+
+  /** A gauge series holding the last value set. */
+  static final class Gauge extends Series {
+    private volatile double value;
+
+    Gauge(String[] values, byte[] labels) {
+      super(values, labels);
+    }
+
+    void set(double v) {
+      value = v;
+    }
+
+    @Override
+    double value() {
+      return value;
+    }
+  }
+
+  /** A gauge series computed at scrape. */
+  static final class Computed extends Series {
+    private final DoubleSupplier value;
+
+    Computed(String[] values, byte[] labels, DoubleSupplier value) {
+      super(values, labels);
+      this.value = value;
+    }
+
+    @Override
+    double value() {
+      return value.getAsDouble();
+    }
+  }
+
+  private static final Comparator<Series> BY_LABELS = (a, b) -> Arrays.compare(a.values, b.values);
+
+  private final String name;
+  private final byte[] nameBytes;
+  private final byte[] header;
+  private final String[] keys;
+
+  /** Positions of the keys in the written order: Prometheus labels sorted by name. */
+  private final int[] order;
+
+  /** Every series added, removed ones included until the next write drops them. */
+  private final List<Series> series = new ArrayList<>();
+
+  private Series[] sorted = new Series[0];
+  private boolean dirty;
+
+  /** {@code name} is the full Prometheus name ({@code _total} included for a counter). */
+  SeriesFamily(String name, Type type, String help, String... keys) {
+    this.name = name;
+    this.nameBytes = name.getBytes(StandardCharsets.UTF_8);
+    this.header =
+        ("# HELP " + name + " " + escapeHelp(help) + "\n# TYPE " + name + " " + type.wire + "\n")
+            .getBytes(StandardCharsets.UTF_8);
+    this.keys = keys.clone();
+    Integer[] idx = new Integer[keys.length];
+    for (int i = 0; i < idx.length; i++) {
+      idx[i] = i;
+    }
+    Arrays.sort(idx, Comparator.comparing(i -> keys[i]));
+    order = Arrays.stream(idx).mapToInt(Integer::intValue).toArray();
+  }
+
+  /** A new counter series of label values {@code values} (in the order of the keys). */
+  Counter counter(String... values) {
+    return add(new Counter(checked(values), labelText(values)));
+  }
+
+  /** A new settable gauge series. */
+  Gauge gauge(String... values) {
+    return add(new Gauge(checked(values), labelText(values)));
+  }
+
+  /** A new gauge series computed by {@code value} at each scrape. */
+  Computed computed(DoubleSupplier value, String... values) {
+    return add(new Computed(checked(values), labelText(values), value));
+  }
+
+  /** Adds a series built with {@link #labelText} by a family of another kind of series. */
+  synchronized <S extends Series> S add(S s) {
+    series.add(s);
+    dirty = true;
+    return s;
+  }
+
+  /** Removes {@code s} from the output. */
+  synchronized void remove(Series s) {
+    s.removed = true;
+    dirty = true;
+  }
+
+  /** Writes the family's HELP, TYPE and series lines; nothing without series, as Micrometer. */
+  void writeTo(ScrapeBuffer out) {
+    Series[] now;
+    synchronized (this) {
+      if (dirty) {
+        series.removeIf(s -> s.removed);
+        sorted = series.toArray(new Series[0]);
+        Arrays.sort(sorted, BY_LABELS);
+        dirty = false;
+      }
+      now = sorted;
+    }
+    if (now.length == 0) {
+      return;
+    }
+    out.write(header);
+    for (Series s : now) {
+      s.write(out, nameBytes);
+    }
+  }
+
+  String[] checked(String[] values) {
+    if (values.length != keys.length) {
+      throw new IllegalArgumentException(name + " takes " + keys.length + " labels");
+    }
+    return values.clone();
+  }
+
+  byte[] labelText(String[] values) {
+    if (keys.length == 0) {
+      return new byte[0];
+    }
+    StringBuilder b = new StringBuilder("{");
+    for (int j = 0; j < order.length; j++) {
+      int i = order[j];
+      if (j > 0) {
+        b.append(',');
+      }
+      b.append(keys[i]).append("=\"");
+      escapeValue(b, values[i]);
+      b.append('"');
+    }
+    return b.append('}').toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Doubles as the Prometheus text writer formats them. */
+  static String format(double d) {
+    if (d == Double.POSITIVE_INFINITY) {
+      return "+Inf";
+    }
+    if (d == Double.NEGATIVE_INFINITY) {
+      return "-Inf";
+    }
+    return Double.toString(d);
+  }
+
+  private static void escapeValue(StringBuilder b, String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '\\' -> b.append("\\\\");
+        case '"' -> b.append("\\\"");
+        case '\n' -> b.append("\\n");
+        default -> b.append(c);
+      }
+    }
+  }
+
+  private static String escapeHelp(String s) {
+    return s.replace("\\", "\\\\").replace("\n", "\\n");
+  }
+}
