@@ -12,6 +12,9 @@
 # Build the jar beforehand (mvn -B -q -DskipTests package). SLUICE_JAVA_OPTS passes JVM options,
 # SLUICE_HEAP the heap cap (the launcher's, 768m). Prints the server's CPU time and resident
 # memory (VmRSS, and its peak VmHWM) at the first answer and after each reload.
+# CHANGE_ZONE=1 also changes the master file before each reload (one record added, named
+# chg<generation>, the one before it removed), so every reload parses the file again; without it
+# the file stays the same and a reload reuses the served zone's records (docs/zones.md).
 set -euo pipefail
 if [ $# -lt 3 ]; then
   echo "usage: $0 RUNDIR DNS_PORT ADMIN_PORT [RECORDS] [SERVICES] [POOLS] [RELOADS]" >&2
@@ -29,6 +32,8 @@ usage() {
 }
 
 "$bench/gen-large-config.sh" "$rundir" "$records" "$services" "$pools" 0
+# Records a CHANGE_ZONE run added to the shared master file are taken out again first.
+sed -i '/^chg[0-9]/d' "$rundir/large.zone"
 rm -f "$rundir/stop"
 start=$(now_ms)
 # Through the launcher, so the server runs with the JVM options it gets in production (heap cap).
@@ -51,6 +56,10 @@ sleep 3
 reloaded() { grep -c 'FileConfigReloader - reload' "$rundir/sluice.log" || true; }
 for gen in $(seq 1 "$reloads"); do
   "$bench/gen-large-config.sh" "$rundir" "$records" "$services" "$pools" "$gen" >/dev/null
+  if [ -n "${CHANGE_ZONE:-}" ]; then
+    sed -i '/^chg[0-9]/d' "$rundir/large.zone"
+    echo "chg$gen IN A 192.0.2.$gen" >>"$rundir/large.zone"
+  fi
   seen=$(reloaded)
   t0=$(now_ms)
   kill -HUP "$server"
