@@ -12,7 +12,7 @@ import io.etcd.jetcd.options.WatchOption;
 import io.sluice.cluster.testing.EtcdCluster;
 import io.sluice.core.testing.LoopbackPorts;
 import io.sluice.it.LiveNode.Reply;
-import io.sluice.server.app.Main;
+import io.sluice.server.app.SluiceChild;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -437,27 +437,19 @@ final class SluiceCluster implements AutoCloseable {
           StandardOpenOption.APPEND);
       process =
           new ProcessBuilder(
-                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                  // Small, quick-starting JVMs: three of them share the test machine.
-                  "-XX:TieredStopAtLevel=1",
-                  "-XX:+UseSerialGC",
-                  // More for the benchmark's 10,000 endpoints (bench/cluster-bench.sh).
-                  "-Xmx" + Integer.getInteger("sluice.it.nodeHeapMb", 192) + "m",
-                  "-Xshare:auto",
-                  "-Dlogback.configurationFile=logback.xml",
-                  "-cp",
-                  System.getProperty("java.class.path"),
-                  Main.class.getName(),
-                  "run",
-                  "--config",
-                  configFile.toString(),
-                  // Node-local, as the ports of nodes sharing one configuration are.
-                  "--port",
-                  Integer.toString(dnsPort),
-                  "--admin-port",
-                  Integer.toString(adminPort),
-                  "--nsid",
-                  name)
+                  SluiceChild.command(
+                      // More for the benchmark's 10,000 endpoints (bench/cluster-bench.sh).
+                      Integer.getInteger("sluice.it.nodeHeapMb", 192),
+                      "run",
+                      "--config",
+                      configFile.toString(),
+                      // Node-local, as the ports of nodes sharing one configuration are.
+                      "--port",
+                      Integer.toString(dnsPort),
+                      "--admin-port",
+                      Integer.toString(adminPort),
+                      "--nsid",
+                      name))
               .redirectErrorStream(true)
               .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
               .start();

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.netty.channel.epoll.Epoll;
 import io.sluice.core.testing.LoopbackPorts;
 import io.sluice.dns.https.DohClient;
-import io.sluice.server.app.Main;
+import io.sluice.server.app.SluiceChild;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -162,23 +162,15 @@ class TakeoverTest {
       List<Process> started, Path config, int dnsPort, int adminPort, String name, boolean takeover)
       throws IOException {
     List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC",
-                "-Xmx128m",
-                "-Dlogback.configurationFile=logback.xml",
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName(),
-                "run",
-                "--config",
-                config.toString(),
-                "--port",
-                Integer.toString(dnsPort),
-                "--admin-port",
-                Integer.toString(adminPort)));
+        SluiceChild.command(
+            128,
+            "run",
+            "--config",
+            config.toString(),
+            "--port",
+            Integer.toString(dnsPort),
+            "--admin-port",
+            Integer.toString(adminPort));
     if (takeover) {
       cmd.add("--takeover");
     }

@@ -2,8 +2,6 @@ package io.sluice.core.testing;
 
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
@@ -20,17 +18,7 @@ public final class AckingChild {
    * stdout.
    */
   public static Process start(Class<?> main, String... args) throws IOException {
-    List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC",
-                "-Xmx96m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                main.getName()));
-    cmd.addAll(List.of(args));
+    List<String> cmd = ChildJvm.command(96, List.of(), main, args);
     return new ProcessBuilder(cmd).redirectErrorStream(true).start();
   }
 

@@ -73,16 +73,7 @@ class HangupAfterRollbackTest {
     Files.writeString(config, yaml());
     Path log = dir.resolve("node.log");
     Process node =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1",
-                "-Xmx128m",
-                "-Dlogback.configurationFile=logback.xml",
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName(),
-                "--config",
-                config.toString())
+        new ProcessBuilder(SluiceChild.command(128, "--config", config.toString()))
             .redirectErrorStream(true)
             .redirectOutput(log.toFile())
             .start();

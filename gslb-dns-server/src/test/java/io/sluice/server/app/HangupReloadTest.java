@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.sluice.core.testing.ChildJvm;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -26,16 +27,7 @@ class HangupReloadTest {
     if (nohup) {
       cmd.add("/usr/bin/nohup");
     }
-    cmd.addAll(
-        List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-XX:TieredStopAtLevel=1",
-            "-Xmx64m",
-            // The product's own logging configuration, which logs at INFO like a real node.
-            "-Dlogback.configurationFile=logback.xml",
-            "-cp",
-            System.getProperty("java.class.path"),
-            HangupChild.class.getName()));
+    cmd.addAll(ChildJvm.command(64, SluiceChild.LOGGING, HangupChild.class));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     List<String> lines = new ArrayList<>();
     try (BufferedReader in =

@@ -79,21 +79,15 @@ class ReloadOutOfMemoryTest {
     Path log = dir.resolve("node.log");
     Process p =
         new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC",
-                "-Xmx64m",
-                "-Dlogback.configurationFile=logback.xml",
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName(),
-                "run",
-                "--config",
-                yaml.toString(),
-                "--port",
-                Integer.toString(dnsPort),
-                "--admin-port",
-                Integer.toString(adminPort))
+                SluiceChild.command(
+                    64,
+                    "run",
+                    "--config",
+                    yaml.toString(),
+                    "--port",
+                    Integer.toString(dnsPort),
+                    "--admin-port",
+                    Integer.toString(adminPort)))
             .redirectErrorStream(true)
             .redirectOutput(log.toFile())
             .start();
