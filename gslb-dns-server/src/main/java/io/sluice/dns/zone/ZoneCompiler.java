@@ -34,6 +34,7 @@ import org.xbill.DNS.Name;
 import org.xbill.DNS.RRset;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.SOARecord;
+import org.xbill.DNS.Section;
 import org.xbill.DNS.TextParseException;
 import org.xbill.DNS.Type;
 
@@ -51,6 +52,9 @@ public final class ZoneCompiler {
 
   /** Syntax errors reported per master file before the rest of it is left unread. */
   private static final int MAX_FILE_PROBLEMS = 100;
+
+  /** How far on in the old file's records a record found by owner is looked for at most. */
+  private static final int RESYNC_WINDOW = 1 << 16;
 
   private ZoneCompiler() {}
 
@@ -103,6 +107,20 @@ public final class ZoneCompiler {
 
     /** What was read from the master file, when it was read without a problem; else null. */
     private MasterFile masterFile;
+
+    /**
+     * The records the served zone read from the previous content of its master file, in file order,
+     * and where the walk over them stands (see {@link #sameRecord}); null when there are none.
+     */
+    private Record[] oldRecords;
+
+    private int oldAt;
+
+    /**
+     * Old records {@link #sameRecord} may still step over in all to find a record further on (at
+     * most {@link #RESYNC_WINDOW} at a time).
+     */
+    private long resyncBudget;
 
     /** The master file and its config path, for the source of records read from it. */
     private Path file;
@@ -172,6 +190,10 @@ public final class ZoneCompiler {
         fileSoa = before.soa();
         masterFile = before;
         return;
+      }
+      if (before != null) {
+        oldRecords = before.records();
+        resyncBudget = 16L * oldRecords.length;
       }
       int failedAt;
       int problemsBefore = problems.list().size();
@@ -303,22 +325,73 @@ public final class ZoneCompiler {
      * The served zone's own record that is exactly {@code r} (owner spelled the same, type, class,
      * TTL and data), else {@code r}: a changed master file is parsed again, but the records it
      * still has are not held twice while the old zone serves, and the parsed copies die young.
+     *
+     * <p>A changed file mostly keeps the old file's lines in their order, so the record is first
+     * compared with the old file's records where a walk over them stands (and the one after it,
+     * past a removed line): two records in cache instead of a look-up by name in the served zone,
+     * whose nodes are scattered over the heap. Only then is it looked up by owner; when that finds
+     * it further on in the old file (a block of lines removed), the walk moves there.
      */
-    private static Record sameRecord(Zone served, Record r) {
+    private Record sameRecord(Zone served, Record r) {
+      byte[] wire = null;
+      if (oldRecords != null) {
+        int end = Math.min(oldRecords.length, oldAt + 2);
+        for (int k = oldAt; k < end; k++) {
+          Record old = oldRecords[k];
+          if (sameHeader(old, r)) {
+            if (wire == null) {
+              wire = r.toWire(Section.ANSWER);
+            }
+            if (Arrays.equals(old.toWire(Section.ANSWER), wire)) {
+              oldAt = k + 1;
+              return old;
+            }
+          }
+        }
+      }
       ZoneNode node = served.node(r.getName());
       List<Record> set = node == null ? null : node.get(r.getType());
       if (set == null) {
         return r;
       }
       for (Record old : set) {
-        if (old.getTTL() == r.getTTL()
-            && old.getDClass() == r.getDClass()
-            && old.rdataToString().equals(r.rdataToString())
-            && old.getName().toString().equals(r.getName().toString())) {
-          return old;
+        if (sameHeader(old, r)) {
+          if (wire == null) {
+            wire = r.toWire(Section.ANSWER);
+          }
+          if (Arrays.equals(old.toWire(Section.ANSWER), wire)) {
+            resync(old);
+            return old;
+          }
         }
       }
       return r;
+    }
+
+    /**
+     * Moves the walk over the old file's records past {@code old} when it is further on: the lines
+     * between were removed. Bounded in all by a few passes over the old records, so that a file
+     * whose lines were reordered costs no more than a look-up by owner per record.
+     */
+    private void resync(Record old) {
+      if (oldRecords == null) {
+        return;
+      }
+      int end = (int) Math.min(oldRecords.length, (long) oldAt + RESYNC_WINDOW);
+      for (int k = oldAt; k < end && resyncBudget > 0; k++, resyncBudget--) {
+        if (oldRecords[k] == old) {
+          oldAt = k + 1;
+          return;
+        }
+      }
+    }
+
+    /** Whether the two have the same type, class, TTL and owner (in any letter case). */
+    private static boolean sameHeader(Record a, Record b) {
+      return a.getType() == b.getType()
+          && a.getTTL() == b.getTTL()
+          && a.getDClass() == b.getDClass()
+          && a.getName().equals(b.getName());
     }
 
     /** A line that names its owner (or is a directive), so reading can start again there. */
@@ -439,7 +512,11 @@ public final class ZoneCompiler {
     }
 
     private RRset get(Name name, int type) {
-      Owned o = owned(data.get(name));
+      Object value = data.get(name);
+      if (value instanceof Record lone) {
+        return lone.getType() == type ? new RRset(lone) : null;
+      }
+      Owned o = (Owned) value;
       if (o == null) {
         return null;
       }
@@ -458,23 +535,24 @@ public final class ZoneCompiler {
     /** Checks CNAME exclusivity, delegations, glue and services; returns the delegation points. */
     private Set<Name> checkStructure() {
       Set<Name> cuts = new HashSet<>();
+      Set<Name> dnames = new HashSet<>();
       for (Map.Entry<Name, Object> e : data.entrySet()) {
         Name name = e.getKey();
-        Owned types = owned(e.getValue());
-        if (types.has(Type.NS) && !name.equals(origin)) {
+        Object types = e.getValue();
+        if (has(types, Type.NS) && !name.equals(origin)) {
           cuts.add(name);
           if (name.isWild()) {
             problems.add(source(name, Type.NS), "a wildcard cannot be a delegation: " + name);
           }
         }
-        if (types.has(Type.CNAME)) {
+        if (has(types, Type.CNAME)) {
           if (name.equals(origin)) {
             problems.add(source(name, Type.CNAME), "a CNAME cannot be at the zone apex");
-          } else if (types.count > 1) {
+          } else if (typeCount(types) > 1) {
             List<String> others = new ArrayList<>();
-            for (int k = 0; k < types.count; k++) {
-              if (types.type(k) != Type.CNAME) {
-                others.add(Type.string(types.type(k)));
+            for (int k = 0; k < typeCount(types); k++) {
+              if (type(types, k) != Type.CNAME) {
+                others.add(Type.string(type(types, k)));
               }
             }
             problems.add(
@@ -486,23 +564,19 @@ public final class ZoneCompiler {
                     + ")");
           }
         }
-        if (name.isWild() && types.has(Type.DNAME)) {
-          problems.add(source(name, Type.DNAME), "a wildcard cannot own a DNAME: " + name);
+        if (has(types, Type.DNAME)) {
+          dnames.add(name);
+          if (name.isWild()) {
+            problems.add(source(name, Type.DNAME), "a wildcard cannot own a DNAME: " + name);
+          }
         }
       }
-      Set<Name> dnames = new HashSet<>();
-      data.forEach(
-          (name, types) -> {
-            if (owned(types).has(Type.DNAME)) {
-              dnames.add(name);
-            }
-          });
       for (Map.Entry<Name, Object> e :
           dnames.isEmpty() ? List.<Map.Entry<Name, Object>>of() : data.entrySet()) {
         Name name = e.getKey();
         Name dname = highestCutAbove(name, dnames, false);
         if (dname != null) {
-          int type = owned(e.getValue()).type(0);
+          int type = type(e.getValue(), 0);
           problems.add(
               source(name, type),
               name
@@ -518,9 +592,9 @@ public final class ZoneCompiler {
         if (cut == null) {
           continue;
         }
-        Owned owned = owned(e.getValue());
-        for (int k = 0; k < owned.count; k++) {
-          int type = owned.type(k);
+        Object types = e.getValue();
+        for (int k = 0; k < typeCount(types); k++) {
+          int type = type(types, k);
           if (type != Type.A && type != Type.AAAA) {
             problems.add(
                 source(name, type),
@@ -661,6 +735,21 @@ public final class ZoneCompiler {
         }
       }
     }
+  }
+
+  /** Whether a {@link Builder#data} value has records of {@code type}. */
+  private static boolean has(Object value, int type) {
+    return value instanceof Record lone ? lone.getType() == type : ((Owned) value).has(type);
+  }
+
+  /** How many types a {@link Builder#data} value has. */
+  private static int typeCount(Object value) {
+    return value instanceof Record ? 1 : ((Owned) value).count;
+  }
+
+  /** The {@code i}-th type of a {@link Builder#data} value. */
+  private static int type(Object value, int i) {
+    return value instanceof Record lone ? lone.getType() : ((Owned) value).type(i);
   }
 
   /** The {@link Owned} of a {@link Builder#data} value, made for a lone record; null for null. */
