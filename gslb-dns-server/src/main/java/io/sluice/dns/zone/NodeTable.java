@@ -85,7 +85,11 @@ final class NodeTable {
 
     /** The node of {@code node}'s name already added, or null having added {@code node}. */
     ZoneNode putIfAbsent(ZoneNode node) {
-      int h = hash(node.name());
+      return putIfAbsent(node, hash(node.name()));
+    }
+
+    /** As {@link #putIfAbsent(ZoneNode)}, with the {@link #hash} of the node's name given. */
+    ZoneNode putIfAbsent(ZoneNode node, int h) {
       int i = find(node.name(), h);
       if (slots[i] != null) {
         return slots[i];
@@ -111,7 +115,12 @@ final class NodeTable {
 
     /** Puts {@code node} in place of the node of the same name, which must be there. */
     void replace(ZoneNode node) {
-      int i = find(node.name(), hash(node.name()));
+      replace(node, hash(node.name()));
+    }
+
+    /** As {@link #replace(ZoneNode)}, with the {@link #hash} of the node's name given. */
+    void replace(ZoneNode node, int h) {
+      int i = find(node.name(), h);
       if (slots[i] == null) {
         throw new IllegalArgumentException("no node for " + node.name());
       }

@@ -7,19 +7,16 @@ import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.SoaConfig;
 import io.sluice.core.config.ZoneConfig;
-import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -27,6 +24,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.xbill.DNS.AAAARecord;
+import org.xbill.DNS.ARecord;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Master;
 import org.xbill.DNS.NSRecord;
@@ -97,7 +96,7 @@ public final class ZoneCompiler {
      * The data by owner: the {@link Record} itself for a name with one record from the master file
      * (most names of a large zone, which then cost no {@link Owned}), else its {@link Owned}.
      */
-    private Map<Name, Object> data = new LinkedHashMap<>();
+    private OwnerTable data = new OwnerTable(16);
 
     private final Map<Name, String> services = new LinkedHashMap<>();
     private final Map<Name, String> servicePaths = new HashMap<>();
@@ -174,8 +173,8 @@ public final class ZoneCompiler {
         // Sized for the file at once (a record line is rarely under 20 bytes): growing a map of
         // a million names step by step rehashed it twenty times.
         long estimate = Math.min(Files.size(file) / 20, 1 << 24);
-        if (data.isEmpty() && estimate > 16) {
-          data = new LinkedHashMap<>(capacity((int) estimate));
+        if (data.size() == 0 && estimate > 16) {
+          data = new OwnerTable((int) estimate);
         }
       } catch (IOException e) {
         // The read below reports it.
@@ -199,12 +198,7 @@ public final class ZoneCompiler {
       int problemsBefore = problems.list().size();
       List<Record> read = new ArrayList<>();
       MessageDigest sha = MasterFile.sha256();
-      try (Master master =
-          new Master(
-              new DigestInputStream(
-                  new BufferedInputStream(Files.newInputStream(file), 1 << 16), sha),
-              origin,
-              zc.ttl())) {
+      try (Master master = new Master(MasterFile.reader(file, sha), origin, zc.ttl())) {
         failedAt = readRecords(master, file, where, 0, 0, read, served);
       } catch (IOException e) {
         problems.add(where, file + " cannot be read: " + e.getMessage());
@@ -333,19 +327,12 @@ public final class ZoneCompiler {
      * it further on in the old file (a block of lines removed), the walk moves there.
      */
     private Record sameRecord(Zone served, Record r) {
-      byte[] wire = null;
       if (oldRecords != null) {
         int end = Math.min(oldRecords.length, oldAt + 2);
         for (int k = oldAt; k < end; k++) {
-          Record old = oldRecords[k];
-          if (sameHeader(old, r)) {
-            if (wire == null) {
-              wire = r.toWire(Section.ANSWER);
-            }
-            if (Arrays.equals(old.toWire(Section.ANSWER), wire)) {
-              oldAt = k + 1;
-              return old;
-            }
+          if (exactlySame(oldRecords[k], r)) {
+            oldAt = k + 1;
+            return oldRecords[k];
           }
         }
       }
@@ -355,14 +342,9 @@ public final class ZoneCompiler {
         return r;
       }
       for (Record old : set) {
-        if (sameHeader(old, r)) {
-          if (wire == null) {
-            wire = r.toWire(Section.ANSWER);
-          }
-          if (Arrays.equals(old.toWire(Section.ANSWER), wire)) {
-            resync(old);
-            return old;
-          }
+        if (exactlySame(old, r)) {
+          resync(old);
+          return old;
         }
       }
       return r;
@@ -386,12 +368,27 @@ public final class ZoneCompiler {
       }
     }
 
-    /** Whether the two have the same type, class, TTL and owner (in any letter case). */
-    private static boolean sameHeader(Record a, Record b) {
-      return a.getType() == b.getType()
-          && a.getTTL() == b.getTTL()
-          && a.getDClass() == b.getDClass()
-          && a.getName().equals(b.getName());
+    /**
+     * Whether the two records are the same: type, class, TTL, owner spelled the same and data
+     * (names in it spelled the same too). Most names are in lower case, which {@link
+     * Name#canonicalize} finds without copying; dnsjava's own wire form of a name makes a new name
+     * per label.
+     */
+    private static boolean exactlySame(Record a, Record b) {
+      if (a.getType() != b.getType()
+          || a.getTTL() != b.getTTL()
+          || a.getDClass() != b.getDClass()
+          || !a.getName().equals(b.getName())) {
+        return false;
+      }
+      if (a instanceof ARecord || a instanceof AAAARecord) {
+        // No names in the data: its canonical form is the form given.
+        return (a.getName().canonicalize() == a.getName()
+                    && b.getName().canonicalize() == b.getName()
+                || Arrays.equals(a.getName().toWire(), b.getName().toWire()))
+            && Arrays.equals(a.rdataToWireCanonical(), b.rdataToWireCanonical());
+      }
+      return Arrays.equals(a.toWire(Section.ANSWER), b.toWire(Section.ANSWER));
     }
 
     /** A line that names its owner (or is a directive), so reading can start again there. */
@@ -536,9 +533,9 @@ public final class ZoneCompiler {
     private Set<Name> checkStructure() {
       Set<Name> cuts = new HashSet<>();
       Set<Name> dnames = new HashSet<>();
-      for (Map.Entry<Name, Object> e : data.entrySet()) {
-        Name name = e.getKey();
-        Object types = e.getValue();
+      for (int at = 0; at < data.size(); at++) {
+        Name name = data.name(at);
+        Object types = data.value(at);
         if (has(types, Type.NS) && !name.equals(origin)) {
           cuts.add(name);
           if (name.isWild()) {
@@ -571,12 +568,11 @@ public final class ZoneCompiler {
           }
         }
       }
-      for (Map.Entry<Name, Object> e :
-          dnames.isEmpty() ? List.<Map.Entry<Name, Object>>of() : data.entrySet()) {
-        Name name = e.getKey();
+      for (int at = 0; at < (dnames.isEmpty() ? 0 : data.size()); at++) {
+        Name name = data.name(at);
         Name dname = highestCutAbove(name, dnames, false);
         if (dname != null) {
-          int type = type(e.getValue(), 0);
+          int type = type(data.value(at), 0);
           problems.add(
               source(name, type),
               name
@@ -585,14 +581,13 @@ public final class ZoneCompiler {
                   + " and would never be served (RFC 6672 §2.3)");
         }
       }
-      for (Map.Entry<Name, Object> e :
-          cuts.isEmpty() ? List.<Map.Entry<Name, Object>>of() : data.entrySet()) {
-        Name name = e.getKey();
+      for (int at = 0; at < (cuts.isEmpty() ? 0 : data.size()); at++) {
+        Name name = data.name(at);
         Name cut = highestCutAbove(name, cuts, false);
         if (cut == null) {
           continue;
         }
-        Object types = e.getValue();
+        Object types = data.value(at);
         for (int k = 0; k < typeCount(types); k++) {
           int type = type(types, k);
           if (type != Type.A && type != Type.AAAA) {
@@ -668,25 +663,27 @@ public final class ZoneCompiler {
 
     /**
      * Every node, with the empty non-terminals between each name and the apex. It consumes {@link
-     * #data}: each owner's entry is removed as its node goes into the table, so the compiler's
-     * working copy of a large zone is released while the table fills instead of living beside it to
-     * the end (the previous zone still serves meanwhile, and both must fit in the heap).
+     * #data}, whose hashes are the node table's: its index goes before the table is made, and the
+     * rest (a few references per name) when the table is filled.
      */
     private NodeTable nodes() {
-      NodeTable.Builder nodes = new NodeTable.Builder(data.size() + services.size() + 1);
+      OwnerTable owners = data;
+      data = null;
+      owners.dropIndex();
+      NodeTable.Builder nodes = new NodeTable.Builder(owners.size() + services.size() + 1);
       // Most names have the same few types: one array per combination, shared.
       Map<List<Integer>, int[]> typeLists = new HashMap<>();
       Map<Integer, int[]> singleTypes = new HashMap<>();
-      for (Iterator<Map.Entry<Name, Object>> it = data.entrySet().iterator(); it.hasNext(); ) {
-        Map.Entry<Name, Object> e = it.next();
-        Name name = e.getKey();
-        if (e.getValue() instanceof Record lone) {
+      for (int at = 0; at < owners.size(); at++) {
+        Name name = owners.name(at);
+        Object value = owners.value(at);
+        String service = services.isEmpty() ? null : services.get(name);
+        if (value instanceof Record lone) {
           int[] types = singleTypes.computeIfAbsent(lone.getType(), t -> new int[] {t});
-          it.remove();
-          place(nodes, new ZoneNode(name, types, lone, services.get(name)));
+          place(nodes, new ZoneNode(name, types, lone, service), owners.hash(at));
           continue;
         }
-        Owned owned = (Owned) e.getValue();
+        Owned owned = (Owned) value;
         Record[][] sets = new Record[owned.count][];
         int[] types;
         if (owned.count == 1) {
@@ -702,11 +699,10 @@ public final class ZoneCompiler {
           types =
               typeLists.computeIfAbsent(key, k -> k.stream().mapToInt(Integer::intValue).toArray());
         }
-        it.remove();
-        place(nodes, new ZoneNode(name, types, sets, services.get(name)));
+        place(nodes, new ZoneNode(name, types, sets, service), owners.hash(at));
       }
-      data = Map.of();
-      services.forEach((name, service) -> place(nodes, ZoneNode.empty(name, service)));
+      services.forEach(
+          (name, service) -> place(nodes, ZoneNode.empty(name, service), NodeTable.hash(name)));
       // The apex, when nothing above made it; it has no ancestor in the zone.
       nodes.putIfAbsent(ZoneNode.empty(origin, null));
       return nodes.build();
@@ -718,11 +714,11 @@ public final class ZoneCompiler {
      * owners of data are unique and a service only adds itself where no data is, so the node takes
      * the placeholder's slot, whose ancestors are already in.
      */
-    private void place(NodeTable.Builder nodes, ZoneNode node) {
-      ZoneNode there = nodes.putIfAbsent(node);
+    private void place(NodeTable.Builder nodes, ZoneNode node, int hash) {
+      ZoneNode there = nodes.putIfAbsent(node, hash);
       if (there != null) {
         if (there.isEmpty() && there.service() == null) {
-          nodes.replace(node);
+          nodes.replace(node, hash);
         }
         return;
       }
@@ -760,11 +756,6 @@ public final class ZoneCompiler {
       return o;
     }
     return (Owned) value;
-  }
-
-  /** A hash map capacity that holds {@code n} entries without growing. */
-  private static int capacity(int n) {
-    return (int) Math.min(1 << 30, n / 0.75 + 1);
   }
 
   /**
