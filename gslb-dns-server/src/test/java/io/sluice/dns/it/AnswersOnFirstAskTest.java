@@ -103,6 +103,67 @@ class AnswersOnFirstAskTest {
   }
 
   @Test
+  void aLargeZoneEncodesLoneAddressesForEachQuestionAndKeepsOtherAnswers() throws Exception {
+    // One name more than the responder keeps every answer for (StaticAnswers.KEEP_ALL_UP_TO).
+    int hosts = 100_001;
+    StringBuilder zone =
+        new StringBuilder(
+            """
+            $TTL 300
+            @     IN SOA   ns1.example.test. h.example.test. 5 7200 1800 1209600 60
+            www   IN A     192.0.2.80
+            www   IN TXT   "web"
+            two   IN A     192.0.2.1
+            two   IN A     192.0.2.2
+            v6    IN AAAA  2001:db8::6
+            """);
+    for (int i = 0; i < hosts; i++) {
+      zone.append("h").append(i).append(" IN A 10.").append(i >> 16).append('.');
+      zone.append((i >> 8) & 255).append('.').append(i & 255).append('\n');
+    }
+    Files.writeString(dir.resolve("z.zone"), zone);
+    try (TestServer s =
+        TestServer.start(
+            """
+            zones:
+              - origin: example.test.
+                file: z.zone
+                ns: [ns1.example.test.]
+                records: [ { name: ns1, type: A, data: 192.0.2.53 } ]
+            """,
+            dir,
+            GslbMetrics.NOOP)) {
+      Zone z = zone(s);
+      Name h = Name.fromString("h70000.example.test.");
+      for (int round = 0; round < 2; round++) {
+        Message a = s.query("H70000.Example.test.", Type.A, false);
+        assertEquals(Rcode.NOERROR, a.getRcode());
+        assertEquals(
+            List.of("H70000.Example.test. 300 A 10.1.17.112"),
+            TestServer.section(a, Section.ANSWER));
+        Message nodata = s.query("h70000.example.test.", Type.AAAA, false);
+        assertEquals(Rcode.NOERROR, nodata.getRcode());
+        assertEquals(0, nodata.getSection(Section.ANSWER).size());
+        assertEquals(Type.SOA, nodata.getSection(Section.AUTHORITY).get(0).getType());
+        assertEquals(
+            List.of("v6.example.test. 300 AAAA 2001:db8:0:0:0:0:0:6"),
+            TestServer.section(s.query("v6.example.test.", Type.AAAA, false), Section.ANSWER));
+        // Answered, and still nothing kept for these names.
+        assertNull(z.node(h).answers());
+        assertNull(z.node(Name.fromString("v6.example.test.")).answers());
+      }
+      assertEquals(
+          List.of("two.example.test. 300 A 192.0.2.1", "two.example.test. 300 A 192.0.2.2"),
+          TestServer.section(s.query("two.example.test.", Type.A, false), Section.ANSWER));
+      assertEquals(
+          List.of("www.example.test. 300 TXT \"web\""),
+          TestServer.section(s.query("www.example.test.", Type.TXT, false), Section.ANSWER));
+      assertNotNull(z.node(Name.fromString("two.example.test.")).answers());
+      assertNotNull(z.node(Name.fromString("www.example.test.")).answers());
+    }
+  }
+
+  @Test
   void threadsAskingForTheSameNewNamesAtOnceGetTheSameAnswers() throws Exception {
     try (TestServer s = start()) {
       ExecutorService pool = Executors.newFixedThreadPool(8);
