@@ -51,6 +51,11 @@ class AnswersOnFirstAskTest {
       zone.append("h").append(i).append(" IN A 10.0.").append(i / 256).append('.');
       zone.append(i % 256).append('\n');
     }
+    return start(zone);
+  }
+
+  /** A server for example.test. with {@code zone} as its master file. */
+  private TestServer start(CharSequence zone) throws Exception {
     Files.writeString(dir.resolve("z.zone"), zone);
     return TestServer.start(
         """
@@ -121,18 +126,7 @@ class AnswersOnFirstAskTest {
       zone.append("h").append(i).append(" IN A 10.").append(i >> 16).append('.');
       zone.append((i >> 8) & 255).append('.').append(i & 255).append('\n');
     }
-    Files.writeString(dir.resolve("z.zone"), zone);
-    try (TestServer s =
-        TestServer.start(
-            """
-            zones:
-              - origin: example.test.
-                file: z.zone
-                ns: [ns1.example.test.]
-                records: [ { name: ns1, type: A, data: 192.0.2.53 } ]
-            """,
-            dir,
-            GslbMetrics.NOOP)) {
+    try (TestServer s = start(zone)) {
       Zone z = zone(s);
       Name h = Name.fromString("h70000.example.test.");
       for (int round = 0; round < 2; round++) {
