@@ -1,12 +1,11 @@
 package io.sluice.dns.zone;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.SOARecord;
@@ -61,18 +60,20 @@ final class MasterFile {
     return soa;
   }
 
-  /** The SHA-256 of the file's content; null when it cannot be read (the parse reports why). */
-  static byte[] digest(Path file) {
-    try (InputStream in = Files.newInputStream(file)) {
-      MessageDigest sha = sha256();
-      byte[] buf = new byte[1 << 16];
-      int n;
-      while ((n = in.read(buf)) > 0) {
-        sha.update(buf, 0, n);
-      }
-      return sha.digest();
-    } catch (IOException e) {
-      return null;
+  /** The SHA-256 of {@code content}. */
+  static byte[] digest(byte[] content) {
+    return sha256().digest(content);
+  }
+
+  /** The digest {@code task} computed, waiting for it. */
+  static byte[] digest(FutureTask<byte[]> task) {
+    try {
+      return task.get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("digest of a master file failed", e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while digesting a master file", e);
     }
   }
 
