@@ -77,7 +77,7 @@ final class StaticAnswers {
   /** The node for {@code name}, or null when the name has no static answers. */
   Node node(Name name) {
     Zone z = index.find(name);
-    return answers(z, z == null ? null : z.node(name));
+    return answers(z, z == null ? null : z.node(name), -1);
   }
 
   /**
@@ -95,16 +95,19 @@ final class StaticAnswers {
    */
   Node node(Zone z, Query q, byte[] in) {
     return answers(
-        z, z == null ? null : z.node(in, Query.NAME_AT, q.nameEnd - Query.NAME_AT, q.nameHash));
+        z,
+        z == null ? null : z.node(in, Query.NAME_AT, q.nameEnd - Query.NAME_AT, q.nameHash),
+        q.qtype);
   }
 
-  private Node answers(Zone z, ZoneNode n) {
+  /** The answers of {@code n} in {@code z} to a question of {@code qtype} (-1: any). */
+  private Node answers(Zone z, ZoneNode n, int qtype) {
     if (n == null) {
       return null;
     }
     Object a = n.answers();
     if (a == null) {
-      if (n.isLoneAddress() && encodesLoneAddresses(z) && !z.isDelegated(n.name())) {
+      if (n.isLoneAddress(qtype) && encodesLoneAddresses(z) && !z.isDelegated(n.name())) {
         // Encoded for this question alone and kept by nobody: see KEEP_ALL_UP_TO.
         return new Node(z, n);
       }

@@ -140,12 +140,13 @@ public final class ZoneNode {
   }
 
   /**
-   * Whether the name holds one A or AAAA record and nothing else, no service either: an answer that
-   * costs less to encode than to keep for every name of a large zone.
+   * Whether the name holds one A or AAAA record of type {@code qtype} and nothing else, no service
+   * either: an answer that costs less to encode than to keep for every name of a large zone.
    */
-  public boolean isLoneAddress() {
+  public boolean isLoneAddress(int qtype) {
     return sets instanceof Record r
-        && (r.getType() == Type.A || r.getType() == Type.AAAA)
+        && r.getType() == qtype
+        && (qtype == Type.A || qtype == Type.AAAA)
         && service == null;
   }
 
