@@ -26,7 +26,7 @@ class EtcdClientsTest {
             null,
             null,
             null);
-    return new SluiceConfig(null, null, null, List.of(), null, null, null, null, cluster, null);
+    return SluiceConfig.builder().cluster(cluster).build();
   }
 
   @Test

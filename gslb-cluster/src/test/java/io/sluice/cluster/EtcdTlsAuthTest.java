@@ -93,7 +93,7 @@ class EtcdTlsAuthTest {
             null,
             null,
             null);
-    return new SluiceConfig(null, null, null, List.of(), null, null, null, null, cluster, null);
+    return SluiceConfig.builder().cluster(cluster).build();
   }
 
   private static ByteSequence b(String s) {

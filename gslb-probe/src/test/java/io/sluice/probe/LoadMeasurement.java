@@ -57,17 +57,19 @@ class LoadMeasurement {
       }
       all.put("p" + p, new PoolConfig(null, null, null, eps, health));
     }
-    return new SluiceConfig(
-        null,
-        null,
-        state.toString(),
-        null,
-        null,
-        null,
-        all,
-        new ProbeConfig(
-            "node-a", null, null, Integer.getInteger("sluice.load.maxInFlight", 512), null, null),
-        state);
+    return SluiceConfig.builder()
+        .stateDir(state.toString())
+        .pools(all)
+        .probes(
+            new ProbeConfig(
+                "node-a",
+                null,
+                null,
+                Integer.getInteger("sluice.load.maxInFlight", 512),
+                null,
+                null))
+        .baseDir(state)
+        .build();
   }
 
   /** CPU time of this whole process (the probe and the loopback backend it checks). */

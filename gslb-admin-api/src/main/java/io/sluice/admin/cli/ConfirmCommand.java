@@ -2,7 +2,6 @@ package io.sluice.admin.cli;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** Lets the pending step of a service go ahead. */
@@ -15,16 +14,11 @@ final class ConfirmCommand extends ApiCommand {
   @Parameters(paramLabel = "SERVICE", description = "The service with a pending step.")
   String service;
 
-  @Option(
-      names = {"-y", "--yes"},
-      description = "Do not ask for confirmation.")
-  boolean yes;
-
   @Mixin ChangeOptions change;
 
   @Override
   public Integer call() {
-    confirm(yes, "Confirm the pending step of " + service + ": traffic will move.");
+    confirm(change.yes, "Confirm the pending step of " + service + ": traffic will move.");
     return printResult(
         api().send("POST", svcPath(service) + "/confirm", body(change.reason, change.requestId)));
   }

@@ -2,7 +2,6 @@ package io.sluice.admin.cli;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** Stops new traffic to a pool or one endpoint. */
@@ -15,16 +14,11 @@ final class DrainCommand extends ApiCommand {
   @Parameters(paramLabel = "POOL[/ENDPOINT]", description = "A pool, or an endpoint in a pool.")
   String target;
 
-  @Option(
-      names = {"-y", "--yes"},
-      description = "Do not ask for confirmation.")
-  boolean yes;
-
   @Mixin ChangeOptions change;
 
   @Override
   public Integer call() {
-    confirm(yes, "Drain " + target + ": it gets no new traffic until undrained.");
+    confirm(change.yes, "Drain " + target + ": it gets no new traffic until undrained.");
     return printResult(
         api().send("POST", drainPath(target, "drain"), body(change.reason, change.requestId)));
   }

@@ -60,11 +60,6 @@ final class DrillCommand {
         description = "How long, such as 90s, 10m, 1h (default: ${DEFAULT-VALUE}).")
     String duration;
 
-    @Option(
-        names = {"-y", "--yes"},
-        description = "Do not ask for confirmation.")
-    boolean yes;
-
     @Mixin ChangeOptions change;
 
     @Override
@@ -76,7 +71,7 @@ final class DrillCommand {
         throw new CtlException(CtlMain.USAGE, "--duration: " + e.getMessage());
       }
       confirm(
-          yes,
+          change.yes,
           "Drill on "
               + service
               + ": "

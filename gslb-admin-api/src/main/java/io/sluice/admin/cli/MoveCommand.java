@@ -66,17 +66,12 @@ final class MoveCommand {
         description = "Move only clients mapped to REGION (default: clients of every region).")
     String region;
 
-    @Option(
-        names = {"-y", "--yes"},
-        description = "Do not ask for confirmation.")
-    boolean yes;
-
     @Mixin ChangeOptions change;
 
     @Override
     public Integer call() {
       confirm(
-          yes,
+          change.yes,
           "Move "
               + (region == null ? "" : "clients of region " + region + " of ")
               + service

@@ -174,16 +174,11 @@ final class ShadowCommand extends ApiCommand {
     @Parameters(paramLabel = "SERVICE", description = "The service.")
     String service;
 
-    @Option(
-        names = {"-y", "--yes"},
-        description = "Do not ask for confirmation.")
-    boolean yes;
-
     @Mixin ChangeOptions change;
 
     @Override
     public Integer call() {
-      confirm(yes, "Promote the shadow chain of " + service + ": it is served from now on.");
+      confirm(change.yes, "Promote the shadow chain of " + service + ": it is served from now on.");
       return printVersion(
           api()
               .send(

@@ -2,7 +2,6 @@ package io.sluice.admin.cli;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** Lets automation act again; asks first because it may move traffic at once. */
@@ -15,17 +14,12 @@ final class UnfreezeCommand extends ApiCommand {
   @Parameters(arity = "0..1", paramLabel = "SERVICE", description = "The service (default: all).")
   String service;
 
-  @Option(
-      names = {"-y", "--yes"},
-      description = "Do not ask for confirmation.")
-  boolean yes;
-
   @Mixin ChangeOptions change;
 
   @Override
   public Integer call() {
     confirm(
-        yes,
+        change.yes,
         "Unfreeze automation "
             + (service == null ? "globally" : "for " + service)
             + ": pending ramps and failovers may move traffic at once.");

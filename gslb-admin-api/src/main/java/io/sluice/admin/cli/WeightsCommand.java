@@ -40,17 +40,12 @@ final class WeightsCommand {
     @Option(names = "--ramp", description = "Move to the new weights as a gated ramp.")
     boolean ramp;
 
-    @Option(
-        names = {"-y", "--yes"},
-        description = "Do not ask for confirmation.")
-    boolean yes;
-
     @Mixin ChangeOptions change;
 
     @Override
     public Integer call() {
       confirm(
-          yes,
+          change.yes,
           "Set weights of "
               + service
               + " to "

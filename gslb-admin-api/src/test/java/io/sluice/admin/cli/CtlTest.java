@@ -297,6 +297,20 @@ class CtlTest {
   }
 
   @Test
+  void changesThatNeverAskAcceptYesAsTypedInARunbook() {
+    // Without a terminal an unanswered question is "no": these succeed because they never ask,
+    // and --yes out of habit must not turn them into a usage error mid-incident.
+    Run r = run(OPERATOR, "", false, "rollback", "app.example.com", "--yes");
+    assertEquals(0, r.code(), r.err());
+    assertEquals("rollback", f.control.lastCall().command());
+    assertEquals(0, run(OPERATOR, "", false, "move", "abort", "app.example.com", "-y").code());
+    assertEquals("abortMove", f.control.lastCall().command());
+    assertEquals(0, run(OPERATOR, "", false, "freeze", "--yes").code());
+    assertEquals(0, run(OPERATOR, "", false, "undrain", "eu-west-1/lon-b", "--yes").code());
+    assertEquals("undrain", f.control.lastCall().command());
+  }
+
+  @Test
   void freezeUnfreezeConfirmRejectMoveDrillAndDrain() throws Exception {
     ok(OPERATOR, "freeze");
     assertTrue(f.store.current().traffic().frozen());

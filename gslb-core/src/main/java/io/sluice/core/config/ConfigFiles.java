@@ -59,35 +59,11 @@ public final class ConfigFiles {
               new GeoIpConfig(map.apply(g.database()), g.rules()),
               t.residency());
     }
-    return new SluiceConfig(
-        config.dns(),
-        config.admin(),
-        config.stateDir(),
-        zones,
-        config.regions(),
-        t,
-        config.pools(),
-        config.probes(),
-        config.cluster(),
-        config.notifications(),
-        config.observability(),
-        config.baseDir());
+    return config.toBuilder().zones(zones).topology(t).build();
   }
 
   /** {@code config} with {@code cluster} as its cluster section (each node keeps its own). */
   public static SluiceConfig withCluster(SluiceConfig config, ClusterConfig cluster) {
-    return new SluiceConfig(
-        config.dns(),
-        config.admin(),
-        config.stateDir(),
-        config.zones(),
-        config.regions(),
-        config.topology(),
-        config.pools(),
-        config.probes(),
-        cluster,
-        config.notifications(),
-        config.observability(),
-        config.baseDir());
+    return config.toBuilder().cluster(cluster).build();
   }
 }

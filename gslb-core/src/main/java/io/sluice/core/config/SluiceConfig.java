@@ -38,63 +38,142 @@ public record SluiceConfig(
     baseDir = baseDir == null ? Path.of(".") : baseDir;
   }
 
-  /** A configuration with the default {@code observability:} section. */
-  public SluiceConfig(
-      DnsConfig dns,
-      AdminConfig admin,
-      String stateDir,
-      List<ZoneConfig> zones,
-      Map<String, RegionConfig> regions,
-      TopologyConfig topology,
-      Map<String, PoolConfig> pools,
-      ProbeConfig probes,
-      ClusterConfig cluster,
-      NotificationsConfig notifications,
-      Path baseDir) {
-    this(
-        dns,
-        admin,
-        stateDir,
-        zones,
-        regions,
-        topology,
-        pools,
-        probes,
-        cluster,
-        notifications,
-        null,
-        baseDir);
+  /** A configuration with every section at its default, to change with {@link #toBuilder}. */
+  public static SluiceConfig defaults() {
+    return builder().build();
   }
 
-  /** A configuration without a {@code notifications:} section. */
-  public SluiceConfig(
-      DnsConfig dns,
-      AdminConfig admin,
-      String stateDir,
-      List<ZoneConfig> zones,
-      Map<String, RegionConfig> regions,
-      TopologyConfig topology,
-      Map<String, PoolConfig> pools,
-      ProbeConfig probes,
-      ClusterConfig cluster,
-      Path baseDir) {
-    this(
-        dns, admin, stateDir, zones, regions, topology, pools, probes, cluster, null, null,
-        baseDir);
+  /** A builder with every section at its default (a section left null gets its default). */
+  public static Builder builder() {
+    return new Builder();
   }
 
-  /** A single-node configuration (no {@code cluster:} section). */
-  public SluiceConfig(
-      DnsConfig dns,
-      AdminConfig admin,
-      String stateDir,
-      List<ZoneConfig> zones,
-      Map<String, RegionConfig> regions,
-      TopologyConfig topology,
-      Map<String, PoolConfig> pools,
-      ProbeConfig probes,
-      Path baseDir) {
-    this(dns, admin, stateDir, zones, regions, topology, pools, probes, null, null, null, baseDir);
+  /** A builder holding every section of this configuration, to build a copy with some replaced. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.dns = dns;
+    b.admin = admin;
+    b.stateDir = stateDir;
+    b.zones = zones;
+    b.regions = regions;
+    b.topology = topology;
+    b.pools = pools;
+    b.probes = probes;
+    b.cluster = cluster;
+    b.notifications = notifications;
+    b.observability = observability;
+    b.baseDir = baseDir;
+    return b;
+  }
+
+  /**
+   * Builds a configuration section by section, for code and tests that make one without YAML or
+   * copy one with a few sections replaced; what is not set gets its default.
+   */
+  public static final class Builder {
+    private DnsConfig dns;
+    private AdminConfig admin;
+    private String stateDir;
+    private List<ZoneConfig> zones;
+    private Map<String, RegionConfig> regions;
+    private TopologyConfig topology;
+    private Map<String, PoolConfig> pools;
+    private ProbeConfig probes;
+    private ClusterConfig cluster;
+    private NotificationsConfig notifications;
+    private ObservabilityConfig observability;
+    private Path baseDir;
+
+    private Builder() {}
+
+    /** The {@code dns:} section. */
+    public Builder dns(DnsConfig value) {
+      dns = value;
+      return this;
+    }
+
+    /** The {@code admin:} section. */
+    public Builder admin(AdminConfig value) {
+      admin = value;
+      return this;
+    }
+
+    /** The {@code stateDir:} setting. */
+    public Builder stateDir(String value) {
+      stateDir = value;
+      return this;
+    }
+
+    /** The {@code zones:} section. */
+    public Builder zones(List<ZoneConfig> value) {
+      zones = value;
+      return this;
+    }
+
+    /** The {@code regions:} section. */
+    public Builder regions(Map<String, RegionConfig> value) {
+      regions = value;
+      return this;
+    }
+
+    /** The {@code topology:} section. */
+    public Builder topology(TopologyConfig value) {
+      topology = value;
+      return this;
+    }
+
+    /** The {@code pools:} section. */
+    public Builder pools(Map<String, PoolConfig> value) {
+      pools = value;
+      return this;
+    }
+
+    /** The {@code probes:} section. */
+    public Builder probes(ProbeConfig value) {
+      probes = value;
+      return this;
+    }
+
+    /** The {@code cluster:} section; null for a single node. */
+    public Builder cluster(ClusterConfig value) {
+      cluster = value;
+      return this;
+    }
+
+    /** The {@code notifications:} section. */
+    public Builder notifications(NotificationsConfig value) {
+      notifications = value;
+      return this;
+    }
+
+    /** The {@code observability:} section. */
+    public Builder observability(ObservabilityConfig value) {
+      observability = value;
+      return this;
+    }
+
+    /** The directory relative paths are resolved against (the configuration file's). */
+    public Builder baseDir(Path value) {
+      baseDir = value;
+      return this;
+    }
+
+    /** The configuration; sections not set get their defaults. */
+    public SluiceConfig build() {
+      return new SluiceConfig(
+          dns,
+          admin,
+          stateDir,
+          zones,
+          regions,
+          topology,
+          pools,
+          probes,
+          cluster,
+          notifications,
+          observability,
+          baseDir);
+    }
   }
 
   /** Whether this node shares its state with the other nodes of a cluster (through etcd). */
@@ -112,30 +191,12 @@ public record SluiceConfig(
 
   /** The same configuration with relative paths resolved against {@code dir}. */
   public SluiceConfig withBaseDir(Path dir) {
-    return with(admin, pools, dir);
+    return toBuilder().baseDir(dir).build();
   }
 
   /** The same configuration with other admin settings. */
   public SluiceConfig withAdmin(AdminConfig newAdmin) {
-    return with(newAdmin, pools, baseDir);
-  }
-
-  /** A copy with the settings the withers replace; every other section kept. */
-  private SluiceConfig with(
-      AdminConfig newAdmin, Map<String, PoolConfig> newPools, Path newBaseDir) {
-    return new SluiceConfig(
-        dns,
-        newAdmin,
-        stateDir,
-        zones,
-        regions,
-        topology,
-        newPools,
-        probes,
-        cluster,
-        notifications,
-        observability,
-        newBaseDir);
+    return toBuilder().admin(newAdmin).build();
   }
 
   /**
@@ -168,9 +229,9 @@ public record SluiceConfig(
           new PoolConfig(pc.region(), pc.location(), pc.capacity(), all, pc.health(), pc.load()));
       changed = true;
     }
-    // Through the one copy helper: building it here with the older constructor reset the
+    // A copy of every other section: building it from a shorter constructor once reset the
     // notifications and observability sections to their defaults once any member existed.
-    return changed ? with(admin, served, baseDir) : this;
+    return changed ? toBuilder().pools(served).build() : this;
   }
 
   /** Resolves a path from the configuration against the directory of the configuration file. */

@@ -32,6 +32,24 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aBuilderCopyKeepsEverySectionItDoesNotReplace() throws Exception {
+    SluiceConfig example = ConfigLoader.load(Path.of("..", "config", "sluice.yaml"));
+    assertEquals(example, example.toBuilder().build());
+    SluiceConfig moved = example.toBuilder().stateDir("elsewhere").build();
+    assertEquals("elsewhere", moved.stateDir());
+    assertEquals(example, moved.toBuilder().stateDir(example.stateDir()).build());
+    // Sections never set get the defaults the YAML loader gives a file that leaves them out.
+    SluiceConfig bare = SluiceConfig.defaults();
+    SluiceConfig parsed = parse(ZONE);
+    assertEquals(parsed.dns(), bare.dns());
+    assertEquals(parsed.probes(), bare.probes());
+    assertEquals(parsed.notifications(), bare.notifications());
+    assertEquals(parsed.observability(), bare.observability());
+    assertEquals(parsed.stateDir(), bare.stateDir());
+    assertNull(bare.cluster());
+  }
+
+  @Test
   void minimalConfigGetsDefaults() throws Exception {
     SluiceConfig c = parse(ZONE);
     assertEquals(5353, c.dns().port());

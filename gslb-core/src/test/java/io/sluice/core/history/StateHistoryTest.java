@@ -38,7 +38,7 @@ class StateHistoryTest {
   private final AtomicLong configVersion = new AtomicLong(1);
 
   private static SluiceConfig config() {
-    return new SluiceConfig(null, null, null, List.of(), null, null, null, null, null);
+    return SluiceConfig.defaults();
   }
 
   private StateHistory open(int maxEntries) throws Exception {

@@ -63,7 +63,7 @@ public final class CrashChild {
             List.of("ns1.example.com."),
             null,
             List.of(app));
-    return new SluiceConfig(null, null, null, List.of(zone), null, null, pools, null, null);
+    return SluiceConfig.builder().zones(List.of(zone)).pools(pools).build();
   }
 
   public static void main(String[] args) throws Exception {

@@ -49,20 +49,13 @@ class DynamicMembersTest {
       // Sections the members do not touch stay as the file sets them (not at their defaults).
       SluiceConfig base = f.store.current().config();
       SluiceConfig file =
-          new SluiceConfig(
-              base.dns(),
-              base.admin(),
-              base.stateDir(),
-              base.zones(),
-              base.regions(),
-              base.topology(),
-              base.pools(),
-              base.probes(),
-              base.cluster(),
-              new NotificationsConfig(List.of(), 17, java.time.Duration.ofSeconds(9)),
-              new ObservabilityConfig(
-                  null, null, new ObservabilityConfig.Dnstap("dnstap.fstrm", null, 64, "n1")),
-              base.baseDir());
+          base.toBuilder()
+              .notifications(
+                  new NotificationsConfig(List.of(), 17, java.time.Duration.ofSeconds(9)))
+              .observability(
+                  new ObservabilityConfig(
+                      null, null, new ObservabilityConfig.Dnstap("dnstap.fstrm", null, 64, "n1")))
+              .build();
       SluiceConfig withMembers = file.withDynamicMembers(members);
       assertEquals(file.notifications(), withMembers.notifications(), "webhooks kept");
       assertEquals(file.observability(), withMembers.observability(), "shadow and dnstap kept");

@@ -66,7 +66,7 @@ public final class ServedZones {
 
   /** As {@link #build(ZoneIndex, ResponderSettings)}, with the zones {@code signed} signed. */
   public static ServedZones build(ZoneIndex index, ResponderSettings settings, SignedZones signed) {
-    return new ServedZones(index, StaticAnswers.build(index), settings, signed);
+    return new ServedZones(index, StaticAnswers.build(index, signed), settings, signed);
   }
 
   /**

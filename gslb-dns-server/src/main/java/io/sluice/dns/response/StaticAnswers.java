@@ -1,11 +1,13 @@
 package io.sluice.dns.response;
 
+import io.sluice.dns.dnssec.SignedZones;
 import io.sluice.dns.zone.Resolution;
 import io.sluice.dns.zone.Zone;
 import io.sluice.dns.zone.ZoneIndex;
 import io.sluice.dns.zone.ZoneNode;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.List;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Name;
@@ -38,21 +40,44 @@ final class StaticAnswers {
     }
   }
 
+  /**
+   * Zones up to this many names keep every answer asked for. In a larger zone a name holding one A
+   * or AAAA record (most names of a generated zone of a million hosts) is encoded again for each
+   * question instead: keeping its answer costs more than encoding it. Kept answers grow the old
+   * generation by about 170 bytes per name asked, and publishing each one dirties a card of the old
+   * generation, so the collector's marking and card refinement ran on and on while new names kept
+   * being asked; a short-lived answer dies in the young generation.
+   */
+  static final int KEEP_ALL_UP_TO = 100_000;
+
   private final ZoneIndex index;
 
-  private StaticAnswers(ZoneIndex index) {
+  /**
+   * The zones above {@link #KEEP_ALL_UP_TO} names that are not signed (a signed answer is kept
+   * whatever the zone's size: encoding it needs its signatures, and a negative one signs).
+   */
+  private final Zone[] encodingLoneAddresses;
+
+  private StaticAnswers(ZoneIndex index, Zone[] encodingLoneAddresses) {
     this.index = index;
+    this.encodingLoneAddresses = encodingLoneAddresses;
   }
 
-  /** The answers of {@code index}; encodes nothing until asked. */
-  static StaticAnswers build(ZoneIndex index) {
-    return new StaticAnswers(index);
+  /** The answers of {@code index}, whose signed zones are {@code signed}; encodes nothing yet. */
+  static StaticAnswers build(ZoneIndex index, SignedZones signed) {
+    List<Zone> large = new ArrayList<>();
+    for (Zone z : index.zones()) {
+      if (z.size() > KEEP_ALL_UP_TO && signed.of(z) == null) {
+        large.add(z);
+      }
+    }
+    return new StaticAnswers(index, large.toArray(new Zone[0]));
   }
 
   /** The node for {@code name}, or null when the name has no static answers. */
   Node node(Name name) {
     Zone z = index.find(name);
-    return answers(z, z == null ? null : z.node(name));
+    return answers(z, z == null ? null : z.node(name), -1);
   }
 
   /**
@@ -70,18 +95,34 @@ final class StaticAnswers {
    */
   Node node(Zone z, Query q, byte[] in) {
     return answers(
-        z, z == null ? null : z.node(in, Query.NAME_AT, q.nameEnd - Query.NAME_AT, q.nameHash));
+        z,
+        z == null ? null : z.node(in, Query.NAME_AT, q.nameEnd - Query.NAME_AT, q.nameHash),
+        q.qtype);
   }
 
-  private static Node answers(Zone z, ZoneNode n) {
+  /** The answers of {@code n} in {@code z} to a question of {@code qtype} (-1: any). */
+  private Node answers(Zone z, ZoneNode n, int qtype) {
     if (n == null) {
       return null;
     }
     Object a = n.answers();
     if (a == null) {
+      if (n.isLoneAddress(qtype) && encodesLoneAddresses(z) && !z.isDelegated(n.name())) {
+        // Encoded for this question alone and kept by nobody: see KEEP_ALL_UP_TO.
+        return new Node(z, n);
+      }
       a = n.publishAnswers(z.isDelegated(n.name()) ? NONE : new Node(z, n));
     }
     return a == NONE ? null : (Node) a;
+  }
+
+  private boolean encodesLoneAddresses(Zone z) {
+    for (Zone large : encodingLoneAddresses) {
+      if (large == z) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The templates of one name, each encoded on first use. */

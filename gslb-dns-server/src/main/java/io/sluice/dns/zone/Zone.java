@@ -81,6 +81,11 @@ public final class Zone {
     return masterFile;
   }
 
+  /** How many names the zone has, empty non-terminals included. */
+  public int size() {
+    return nodes.size();
+  }
+
   /** The apex name. */
   public Name origin() {
     return origin;

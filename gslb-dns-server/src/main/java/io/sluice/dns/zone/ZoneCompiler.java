@@ -12,16 +12,17 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.FutureTask;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.xbill.DNS.AAAARecord;
@@ -179,9 +180,26 @@ public final class ZoneCompiler {
       } catch (IOException e) {
         // The read below reports it.
       }
+      byte[] text;
+      try {
+        text = Files.readAllBytes(file);
+      } catch (IOException e) {
+        problems.add(where, file + " cannot be read: " + e.getMessage());
+        return;
+      }
       Zone served = previousZone();
       MasterFile before = served == null ? null : served.masterFile();
-      if (before != null && before.readFrom(file, MasterFile.digest(file), origin, zc.ttl())) {
+      // The digest of exactly the bytes parsed. On a reload it decides whether to parse at all;
+      // on start it is only kept for the next reload, so it is computed beside the parse.
+      FutureTask<byte[]> digest = new FutureTask<>(() -> MasterFile.digest(text));
+      if (before != null) {
+        digest.run();
+      } else {
+        Thread t = new Thread(digest, "sluice-zone-digest");
+        t.setDaemon(true);
+        t.start();
+      }
+      if (before != null && before.readFrom(file, MasterFile.digest(digest), origin, zc.ttl())) {
         // The same content: the records the served zone holds, shared, and no parse.
         for (Record r : before.records()) {
           add(r, FROM_FILE);
@@ -197,31 +215,45 @@ public final class ZoneCompiler {
       int failedAt;
       int problemsBefore = problems.list().size();
       List<Record> read = new ArrayList<>();
-      MessageDigest sha = MasterFile.sha256();
-      try (Master master = new Master(MasterFile.reader(file, sha), origin, zc.ttl())) {
-        failedAt = readRecords(master, file, where, 0, 0, read, served);
-      } catch (IOException e) {
-        problems.add(where, file + " cannot be read: " + e.getMessage());
-        return;
+      List<Record> plain = PlainMasterFile.read(text, origin, zc.ttl());
+      if (plain != null) {
+        Iterator<Record> it = plain.iterator();
+        failedAt =
+            readRecords(() -> it.hasNext() ? it.next() : null, file, where, 0, 0, read, served);
+      } else {
+        try (Master master = new Master(new ByteArrayInputStream(text), origin, zc.ttl())) {
+          // Strict: an $INCLUDE is an error at its line, never silently skipped.
+          master.disableIncludes(true);
+          failedAt = readRecords(master::nextRecord, file, where, 0, 0, read, served);
+        }
       }
       if (failedAt == 0 && problems.list().size() == problemsBefore) {
-        // The digest is of exactly the bytes parsed (the parse read to the end).
         masterFile =
             MasterFile.of(
-                file, sha.digest(), origin, zc.ttl(), read.toArray(new Record[0]), fileSoa);
+                file,
+                MasterFile.digest(digest),
+                origin,
+                zc.ttl(),
+                read.toArray(new Record[0]),
+                fileSoa);
       }
       if (failedAt > 0) {
         readOnAfterErrors(file, where, failedAt);
       }
     }
 
+    /** Where {@link #readRecords} takes records from: null at the end. */
+    private interface RecordSource {
+      Record next() throws IOException;
+    }
+
     /**
-     * Reads records from {@code master} until its end or its first syntax error, which is reported
+     * Reads records from {@code source} until its end or its first syntax error, which is reported
      * with its line in the file ({@code skipped} lines of replayed directives come first, then the
      * file from line {@code from + 1}); returns that line, or 0 at the end.
      */
     private int readRecords(
-        Master master,
+        RecordSource source,
         Path file,
         String where,
         int skipped,
@@ -229,10 +261,8 @@ public final class ZoneCompiler {
         List<Record> read,
         Zone served) {
       try {
-        // Strict: an $INCLUDE is an error at its line, never silently skipped.
-        master.disableIncludes(true);
         Record r;
-        while ((r = master.nextRecord()) != null) {
+        while ((r = source.next()) != null) {
           if (!r.getName().subdomain(origin)) {
             String src = fileSource(file, r.getName(), r.getType());
             problems.add(where, src + ": " + r.getName() + " is outside the zone " + origin);
@@ -304,7 +334,9 @@ public final class ZoneCompiler {
                 new ByteArrayInputStream(text.toString().getBytes(StandardCharsets.UTF_8)),
                 origin,
                 zc.ttl())) {
-          line = readRecords(master, file, where, skipped, from, new ArrayList<>(), null);
+          master.disableIncludes(true);
+          line =
+              readRecords(master::nextRecord, file, where, skipped, from, new ArrayList<>(), null);
         }
       }
     }

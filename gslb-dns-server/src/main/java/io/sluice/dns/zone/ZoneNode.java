@@ -9,6 +9,7 @@ import java.util.List;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.RRset;
 import org.xbill.DNS.Record;
+import org.xbill.DNS.Type;
 
 /**
  * One owner name in a zone: its records grouped by type (none for an empty non-terminal), in plain
@@ -136,6 +137,17 @@ public final class ZoneNode {
       return many.clone();
     }
     return types.length == 0 ? NO_SETS : new Record[][] {one()};
+  }
+
+  /**
+   * Whether the name holds one A or AAAA record of type {@code qtype} and nothing else, no service
+   * either: an answer that costs less to encode than to keep for every name of a large zone.
+   */
+  public boolean isLoneAddress(int qtype) {
+    return sets instanceof Record r
+        && r.getType() == qtype
+        && (qtype == Type.A || qtype == Type.AAAA)
+        && service == null;
   }
 
   /** Whether the name owns no records. */

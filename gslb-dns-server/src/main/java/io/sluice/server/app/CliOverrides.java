@@ -37,18 +37,10 @@ public record CliOverrides(
       // same NSID, and `dig +nsid` could not tell the nodes of the NS set apart.
       dns = dns.withNsid(nsid);
     }
-    return new SluiceConfig(
-        dns,
-        adminPort == null ? config.admin() : config.admin().withPort(adminPort),
-        stateDir == null ? config.stateDir() : stateDir,
-        config.zones(),
-        config.regions(),
-        config.topology(),
-        config.pools(),
-        config.probes(),
-        config.cluster(),
-        config.notifications(),
-        config.observability(),
-        config.baseDir());
+    return config.toBuilder()
+        .dns(dns)
+        .admin(adminPort == null ? config.admin() : config.admin().withPort(adminPort))
+        .stateDir(stateDir == null ? config.stateDir() : stateDir)
+        .build();
   }
 }

@@ -51,6 +51,11 @@ class AnswersOnFirstAskTest {
       zone.append("h").append(i).append(" IN A 10.0.").append(i / 256).append('.');
       zone.append(i % 256).append('\n');
     }
+    return start(zone);
+  }
+
+  /** A server for example.test. with {@code zone} as its master file. */
+  private TestServer start(CharSequence zone) throws Exception {
     Files.writeString(dir.resolve("z.zone"), zone);
     return TestServer.start(
         """
@@ -99,6 +104,56 @@ class AnswersOnFirstAskTest {
               "www.example.test. 300 A 192.0.2.80"),
           TestServer.section(s.query("alias.example.test.", Type.A, false), Section.ANSWER));
       assertNull(z.node(Name.fromString("h7.example.test.")).answers());
+    }
+  }
+
+  @Test
+  void aLargeZoneEncodesLoneAddressesForEachQuestionAndKeepsOtherAnswers() throws Exception {
+    // One name more than the responder keeps every answer for (StaticAnswers.KEEP_ALL_UP_TO).
+    int hosts = 100_001;
+    StringBuilder zone =
+        new StringBuilder(
+            """
+            $TTL 300
+            @     IN SOA   ns1.example.test. h.example.test. 5 7200 1800 1209600 60
+            www   IN A     192.0.2.80
+            www   IN TXT   "web"
+            two   IN A     192.0.2.1
+            two   IN A     192.0.2.2
+            v6    IN AAAA  2001:db8::6
+            """);
+    for (int i = 0; i < hosts; i++) {
+      zone.append("h").append(i).append(" IN A 10.").append(i >> 16).append('.');
+      zone.append((i >> 8) & 255).append('.').append(i & 255).append('\n');
+    }
+    try (TestServer s = start(zone)) {
+      Zone z = zone(s);
+      Name h = Name.fromString("h70000.example.test.");
+      for (int round = 0; round < 2; round++) {
+        Message a = s.query("H70000.Example.test.", Type.A, false);
+        assertEquals(Rcode.NOERROR, a.getRcode());
+        assertEquals(
+            List.of("H70000.Example.test. 300 A 10.1.17.112"),
+            TestServer.section(a, Section.ANSWER));
+        assertEquals(
+            List.of("v6.example.test. 300 AAAA 2001:db8:0:0:0:0:0:6"),
+            TestServer.section(s.query("v6.example.test.", Type.AAAA, false), Section.ANSWER));
+        // Answered, and still nothing kept for these names.
+        assertNull(z.node(h).answers());
+        assertNull(z.node(Name.fromString("v6.example.test.")).answers());
+      }
+      // A NODATA answer carries the SOA: that one is kept.
+      Message nodata = s.query("v6.example.test.", Type.A, false);
+      assertEquals(Type.SOA, nodata.getSection(Section.AUTHORITY).get(0).getType());
+      assertNotNull(z.node(Name.fromString("v6.example.test.")).answers());
+      assertEquals(
+          List.of("two.example.test. 300 A 192.0.2.1", "two.example.test. 300 A 192.0.2.2"),
+          TestServer.section(s.query("two.example.test.", Type.A, false), Section.ANSWER));
+      assertEquals(
+          List.of("www.example.test. 300 TXT \"web\""),
+          TestServer.section(s.query("www.example.test.", Type.TXT, false), Section.ANSWER));
+      assertNotNull(z.node(Name.fromString("two.example.test.")).answers());
+      assertNotNull(z.node(Name.fromString("www.example.test.")).answers());
     }
   }
 

@@ -47,7 +47,7 @@ class ClusterKeysTest {
             null,
             null,
             null);
-    return new SluiceConfig(null, null, null, List.of(), null, null, null, null, cluster, null);
+    return SluiceConfig.builder().cluster(cluster).build();
   }
 
   private static void waitFor(String what, BooleanSupplier c) throws InterruptedException {

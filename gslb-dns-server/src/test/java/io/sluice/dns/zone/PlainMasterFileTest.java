@@ -1,0 +1,144 @@
+package io.sluice.dns.zone;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.xbill.DNS.Master;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Record;
+
+/**
+ * The fast reader of plain master files reads exactly what dnsjava's {@code Master} reads (owner
+ * spelling and shared owner objects, TTL, class, data, order), and gives every file it does not
+ * handle back (null) instead of reading it differently.
+ */
+class PlainMasterFileTest {
+  private static final Name ORIGIN = Name.fromConstantString("example.test.");
+
+  private static List<Record> master(String text) throws Exception {
+    List<Record> out = new ArrayList<>();
+    try (Master m =
+        new Master(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)), ORIGIN, 300)) {
+      m.disableIncludes(true);
+      Record r;
+      while ((r = m.nextRecord()) != null) {
+        out.add(r);
+      }
+    }
+    return out;
+  }
+
+  private static List<Record> plain(String text) {
+    return PlainMasterFile.read(text.getBytes(StandardCharsets.UTF_8), ORIGIN, 300);
+  }
+
+  /** How a record reads back: every field, the owner as spelled. */
+  private static String spelled(Record r) {
+    return r.getName() + " " + r.getTTL() + " " + r.getDClass() + " " + r.getType() + " " + r;
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "h0 IN A 10.0.0.0\nh1 IN A 10.0.0.1\n",
+        "h0 IN A 10.0.0.0", // no newline at the end
+        "www 60 IN A 192.0.2.1\nwww IN 60 AAAA 2001:db8::1\nWWW A 192.0.2.2\nwww TXT \"a;b\" ; c\n",
+        "@ 3600 IN SOA ns1 hostmaster 5 7200 1800 1209600 60\n@ NS ns1\nns1 A 192.0.2.53\n",
+        "$TTL 1h\na A 192.0.2.1\n$ttl 120\nb 1h30m A 192.0.2.2\nc 2W IN A 192.0.2.3\n",
+        "$ORIGIN sub.example.test.\nx A 192.0.2.1\n$ORIGIN other\ny A 192.0.2.2\n",
+        "a A 192.0.2.1\n  AAAA 2001:db8::2\n\tTXT \"x\"\n   \n  ; note\n; comment\n\nb A 192.0.2.3\n",
+        "a\tIN\tA\t192.0.2.1\r\nb IN A 192.0.2.2\r\n",
+        "* A 192.0.2.9\n_sip._tcp SRV 0 5 5060 sip\nmail MX 10 mail.example.test.\nalias CNAME www\n",
+        "abs.example.test. A 192.0.2.1\nother.test. A 192.0.2.2\nIN A 192.0.2.3\n",
+        "n 10 CH A 192.0.2.1\nm CLASS1 A 192.0.2.2\nk TYPE1 192.0.2.3\nj A 192.0.2.4 ; trailing\n",
+        "t TXT \"v=spf1 ip4:10.0.0.0/8 -all\" \"second\"\nd DS 60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118\n",
+      })
+  void readsWhatMasterReads(String text) throws Exception {
+    List<Record> expected = master(text);
+    List<Record> got = plain(text);
+    assertNotNull(got, "a plain file is read without Master");
+    assertEquals(
+        expected.stream().map(PlainMasterFileTest::spelled).toList(),
+        got.stream().map(PlainMasterFileTest::spelled).toList());
+    for (int i = 1; i < got.size(); i++) {
+      assertEquals(
+          expected.get(i).getName() == expected.get(i - 1).getName(),
+          got.get(i).getName() == got.get(i - 1).getName(),
+          "record " + i + " shares its owner with the one before as Master's does");
+    }
+  }
+
+  @org.junit.jupiter.api.Test
+  void readsRandomMixesOfPlainLinesAsMasterDoes() throws Exception {
+    String[] owners = {"a", "A", "b.sub", "B.Sub", "@", "x.example.test.", "*.w", "_t._tcp"};
+    String[] heads = {"", "60 ", "IN ", "60 IN ", "IN 60 ", "1h ", "1H30m IN "};
+    String[] data = {
+      "A 192.0.2.1",
+      "a 10.1.2.3",
+      "AAAA 2001:db8::5",
+      "TXT \"x ; y\"",
+      "MX 5 mail",
+      "CNAME tgt",
+      "TXT plain ; comment",
+      "A 198.51.100.7 ; c",
+      "NS ns1.example.test."
+    };
+    java.util.Random random = new java.util.Random(7);
+    for (int file = 0; file < 200; file++) {
+      StringBuilder text = new StringBuilder();
+      boolean owned = false;
+      for (int line = 0; line < 40; line++) {
+        int pick = random.nextInt(20);
+        if (pick == 0) {
+          text.append("$TTL ").append(random.nextInt(5000)).append('\n');
+        } else if (pick == 1) {
+          text.append("; only a comment\n");
+        } else if (pick == 2) {
+          text.append('\n');
+        } else {
+          boolean inherit = owned && pick < 6;
+          owned = true;
+          text.append(inherit ? "\t" : owners[random.nextInt(owners.length)] + " ");
+          text.append(heads[random.nextInt(heads.length)]);
+          text.append(data[random.nextInt(data.length)]).append('\n');
+        }
+      }
+      String t = text.toString();
+      List<Record> expected = master(t);
+      List<Record> got = plain(t);
+      assertNotNull(got, t);
+      assertEquals(
+          expected.stream().map(PlainMasterFileTest::spelled).toList(),
+          got.stream().map(PlainMasterFileTest::spelled).toList(),
+          t);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "@ SOA ns1 hostmaster (\n 5 7200 1800 1209600 60 )\n",
+        "a\\.b A 192.0.2.1\n",
+        "$INCLUDE other.zone\n",
+        "$GENERATE 1-3 h$ A 192.0.2.$\n",
+        "caf\u00e9 A 192.0.2.1\n",
+        "a A 192.0.2.256\n",
+        "a A 192.0.2.1 extra\n",
+        "a BOGUS 1\n",
+        "  A 192.0.2.1\n",
+        "a A 192.0.2.1\rb A 192.0.2.2\n",
+        "a MX ten mail\n",
+        "\"q\" A 192.0.2.1\n",
+        "$FOO bar\n",
+      })
+  void givesBackWhatItDoesNotHandle(String text) {
+    assertNull(plain(text));
+  }
+}
