@@ -15,6 +15,7 @@ import io.sluice.core.config.ZoneConfig;
 import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.DnsSocketStats;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.HttpsCloseReason;
 import io.sluice.core.spi.RateLimitAction;
 import io.sluice.core.spi.RateLimitKind;
 import io.sluice.core.spi.TcpCloseReason;
@@ -126,6 +127,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final MeterCache<Counter> transfers;
   private final MeterCache<Counter> notifies;
   private final MeterCache<Counter> httpsRequests;
+  private final Counter[] httpsClosed;
   private final AtomicLong storeHealthy = new AtomicLong(1);
   // Whether the webhook outbox takes writes; healthy until an outbox reports otherwise.
   private volatile BooleanSupplier webhookOutboxHealthy = () -> true;
@@ -166,6 +168,15 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
       tcpClosed[r.ordinal()] =
           Counter.builder("sluice.dns.tcp.closed")
               .description("TCP DNS connections closed by the server's limits, by reason")
+              .tags("reason", r.label())
+              .register(registry);
+    }
+    HttpsCloseReason[] httpsReasons = HttpsCloseReason.values();
+    httpsClosed = new Counter[httpsReasons.length];
+    for (HttpsCloseReason r : httpsReasons) {
+      httpsClosed[r.ordinal()] =
+          Counter.builder("sluice.https.connections.closed")
+              .description("DoH/HTTPDNS connections closed by the listener's limits, by reason")
               .tags("reason", r.label())
               .register(registry);
     }
@@ -485,6 +496,11 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   @Override
   public void dnsTcpClosed(TcpCloseReason reason) {
     tcpClosed[reason.ordinal()].increment();
+  }
+
+  @Override
+  public void httpsClosed(HttpsCloseReason reason) {
+    httpsClosed[reason.ordinal()].increment();
   }
 
   @Override

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.admin.testing.AdminFixture;
 import io.sluice.core.spi.DnsSocketStats;
+import io.sluice.core.spi.HttpsCloseReason;
 import io.sluice.core.spi.TcpCloseReason;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -53,6 +54,7 @@ class MetricsScrapeTest {
       g.dnsTcpClosed(TcpCloseReason.MESSAGE_TIMEOUT);
       g.dnsTcpClosed(TcpCloseReason.MESSAGE_TIMEOUT);
       g.dnsTcpOpen(7);
+      g.httpsClosed(HttpsCloseReason.SOURCE_LIMIT);
 
       Map<String, Double> after =
           PrometheusText.parse(f.get("/metrics", AdminFixture.VIEWER).body());
@@ -126,6 +128,10 @@ class MetricsScrapeTest {
       assertEquals(2, value(after, "sluice_dns_tcp_closed_total", "reason", "message-timeout"));
       assertEquals(0, value(after, "sluice_dns_tcp_closed_total", "reason", "table-full"));
       assertEquals(7, value(after, "sluice_dns_tcp_connections"));
+      assertEquals(
+          1, value(after, "sluice_https_connections_closed_total", "reason", "source-limit"));
+      assertEquals(
+          0, value(after, "sluice_https_connections_closed_total", "reason", "request-timeout"));
       assertTrue(
           after.containsKey(
               PrometheusText.key("sluice_probe_path_impaired", Map.of("vantage", "ams-agent"))),

@@ -6,13 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.admin.testing.AdminFixture;
+import io.sluice.core.testing.RawHttp;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,14 +30,16 @@ class ConnectionLimitsTest {
         Socket trusted = open(f, "127.0.0.2", AUTHENTICATED);
         Socket other = open(f, "127.0.0.1", PARTIAL);
         Socket first = open(f, "127.0.0.2", PARTIAL)) {
-      assertTrue(readResponse(trusted).startsWith("HTTP/1.1 200 "));
+      assertTrue(RawHttp.readResponse(trusted).startsWith("HTTP/1.1 200 "));
       awaitOpen(f, 3);
       try (Socket second = open(f, "127.0.0.2", PARTIAL)) {
-        assertTrue(closedByServer(first), "the oldest unauthenticated connection of 127.0.0.2");
-        assertFalse(closedByServer(other), "127.0.0.1 is not touched");
-        assertFalse(closedByServer(second));
+        assertTrue(
+            RawHttp.closedByServer(first, 1000),
+            "the oldest unauthenticated connection of 127.0.0.2");
+        assertFalse(RawHttp.closedByServer(other, 1000), "127.0.0.1 is not touched");
+        assertFalse(RawHttp.closedByServer(second, 1000));
         trusted.getOutputStream().write(AUTHENTICATED.getBytes(StandardCharsets.US_ASCII));
-        assertTrue(readResponse(trusted).startsWith("HTTP/1.1 200 "), "never evicted");
+        assertTrue(RawHttp.readResponse(trusted).startsWith("HTTP/1.1 200 "), "never evicted");
         assertEquals(1, f.server.connectionCounts().evicted());
       }
     }
@@ -51,14 +51,15 @@ class ConnectionLimitsTest {
             new AdminFixture("  connections: { max: 2, perSource: 2, requestDeadline: 60s }");
         Socket a = open(f, "127.0.0.1", AUTHENTICATED);
         Socket b = open(f, "127.0.0.1", AUTHENTICATED)) {
-      assertTrue(readResponse(a).startsWith("HTTP/1.1 200 "));
-      assertTrue(readResponse(b).startsWith("HTTP/1.1 200 "));
+      assertTrue(RawHttp.readResponse(a).startsWith("HTTP/1.1 200 "));
+      assertTrue(RawHttp.readResponse(b).startsWith("HTTP/1.1 200 "));
       try (Socket c = open(f, "127.0.0.1", PARTIAL)) {
-        assertTrue(closedByServer(c));
+        assertTrue(RawHttp.closedByServer(c, 1000));
       }
       assertEquals(1, f.server.connectionCounts().refused());
       a.getOutputStream().write(AUTHENTICATED.getBytes(StandardCharsets.US_ASCII));
-      assertTrue(readResponse(a).startsWith("HTTP/1.1 200 "), "the trusted ones keep working");
+      assertTrue(
+          RawHttp.readResponse(a).startsWith("HTTP/1.1 200 "), "the trusted ones keep working");
     }
   }
 
@@ -76,39 +77,5 @@ class ConnectionLimitsTest {
       Thread.sleep(10);
     }
     assertEquals(n, f.server.connectionCounts().open());
-  }
-
-  /** One response, headers and Content-Length body. */
-  private static String readResponse(Socket s) throws IOException {
-    s.setSoTimeout(10_000);
-    InputStream in = s.getInputStream();
-    StringBuilder head = new StringBuilder();
-    while (!head.toString().endsWith("\r\n\r\n")) {
-      int c = in.read();
-      if (c < 0) {
-        return head.toString();
-      }
-      head.append((char) c);
-    }
-    String h = head.toString().toLowerCase(Locale.ROOT);
-    int at = h.indexOf("content-length: ");
-    int length = Integer.parseInt(h.substring(at + 16, h.indexOf("\r\n", at)).trim());
-    in.readNBytes(length);
-    return head.toString();
-  }
-
-  /**
-   * True when the server has closed {@code s}; false when it is still open after a short wait (no
-   * answer is due on these connections, so a closed one shows at once).
-   */
-  private static boolean closedByServer(Socket s) throws IOException {
-    s.setSoTimeout(1000);
-    try {
-      return s.getInputStream().read() == -1;
-    } catch (SocketTimeoutException e) {
-      return false;
-    } catch (IOException reset) {
-      return true;
-    }
   }
 }

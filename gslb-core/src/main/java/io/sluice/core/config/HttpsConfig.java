@@ -11,8 +11,9 @@ import java.util.Set;
  * their own TLS listener, on when the section is written (unless {@code enabled: false}): the
  * addresses and port, the PEM certificate chain and PKCS#8 key (relative to the configuration file;
  * both left out, a self-signed certificate is generated into the state directory on first start),
- * whether HTTP/2 is offered besides HTTP/1.1, how long an idle connection is kept, and the HTTPDNS
- * settings.
+ * whether HTTP/2 is offered besides HTTP/1.1, how long an idle connection is kept, the connection
+ * caps (in all and per source) and the request deadline that keep slow clients from holding the
+ * listener, and the HTTPDNS settings.
  */
 public record HttpsConfig(
     Boolean enabled,
@@ -23,6 +24,8 @@ public record HttpsConfig(
     Boolean http2,
     Duration idleTimeout,
     Integer maxConnections,
+    Integer maxConnectionsPerSource,
+    Duration requestTimeout,
     HttpDnsConfig httpdns) {
 
   public HttpsConfig {
@@ -33,12 +36,18 @@ public record HttpsConfig(
     http2 = http2 == null ? Boolean.TRUE : http2;
     idleTimeout = idleTimeout == null ? Duration.ofSeconds(30) : idleTimeout;
     maxConnections = maxConnections == null ? 1024 : maxConnections;
+    // Left out, it never exceeds the total, so a configuration with a small total stays valid.
+    maxConnectionsPerSource =
+        maxConnectionsPerSource == null
+            ? Math.max(1, Math.min(64, maxConnections))
+            : maxConnectionsPerSource;
+    requestTimeout = requestTimeout == null ? Duration.ofSeconds(10) : requestTimeout;
     httpdns = httpdns == null ? HttpDnsConfig.defaults() : httpdns;
   }
 
   /** No HTTPS listener (the default when {@code dns.https} is absent). */
   public static HttpsConfig defaults() {
-    return new HttpsConfig(false, null, null, null, null, null, null, null, null);
+    return new HttpsConfig(false, null, null, null, null, null, null, null, null, null, null);
   }
 
   /** Whether the certificate is generated (neither {@code certFile} nor {@code keyFile} set). */
@@ -61,6 +70,15 @@ public record HttpsConfig(
       p.add(Problems.child(path, "idleTimeout"), "must be at least 1s and at most 1h");
     }
     p.range(Problems.child(path, "maxConnections"), maxConnections, 1, 1_000_000);
+    if (maxConnectionsPerSource < 1 || maxConnectionsPerSource > Math.max(1, maxConnections)) {
+      p.add(
+          Problems.child(path, "maxConnectionsPerSource"),
+          "must be 1..maxConnections (" + maxConnections + "), was " + maxConnectionsPerSource);
+    }
+    if (requestTimeout.compareTo(Duration.ofSeconds(1)) < 0
+        || requestTimeout.compareTo(Duration.ofMinutes(5)) > 0) {
+      p.add(Problems.child(path, "requestTimeout"), "must be at least 1s and at most 5m");
+    }
     httpdns.validate(Problems.child(path, "httpdns"), p);
   }
 

@@ -59,6 +59,9 @@ public interface GslbMetrics {
    */
   default void httpsRequest(String endpoint, String method, int status) {}
 
+  /** The HTTPS listener closed a connection itself, for {@code reason}. */
+  default void httpsClosed(HttpsCloseReason reason) {}
+
   /** One service answer naming a pool; {@code nearest} when the pool is in the client's region. */
   default void serviceAnswer(String service, String pool, boolean nearest) {}
 

@@ -223,6 +223,16 @@ class ConfigLoaderTest {
     assertTrue(https.http2());
     assertTrue(https.httpdns().enabled());
     assertEquals(20, https.httpdns().requestsPerSecond());
+    assertEquals(1024, https.maxConnections());
+    assertEquals(64, https.maxConnectionsPerSource());
+    assertEquals(Duration.ofSeconds(10), https.requestTimeout());
+    assertEquals(
+        8,
+        parse("dns: { https: { maxConnections: 8 } }\n" + ZONE)
+            .dns()
+            .https()
+            .maxConnectionsPerSource(),
+        "left out, the per-source cap never exceeds the total");
     String yaml =
         """
         dns:
@@ -231,6 +241,9 @@ class ConfigLoaderTest {
             port: 70000
             certFile: a.pem
             idleTimeout: 0s
+            maxConnections: 10
+            maxConnectionsPerSource: 11
+            requestTimeout: 10m
             httpdns:
               requestsPerSecond: 0
               ipv6PrefixLength: 8
@@ -247,12 +260,16 @@ class ConfigLoaderTest {
             "dns.https.port",
             "dns.https.keyFile",
             "dns.https.idleTimeout",
+            "dns.https.maxConnectionsPerSource",
+            "dns.https.requestTimeout",
             "dns.https.httpdns.requestsPerSecond",
             "dns.https.httpdns.ipv6PrefixLength",
             "dns.https.httpdns.trustedTokens[0].sha256",
             "dns.https.httpdns.trustedTokens[1].name"),
         paths,
         e.getMessage());
+    assertTrue(e.getMessage().contains("must be 1..maxConnections (10), was 11"), e.getMessage());
+    assertTrue(e.getMessage().contains("must be at least 1s and at most 5m"), e.getMessage());
   }
 
   @Test

@@ -45,19 +45,45 @@ final class Http2Handler extends ChannelDuplexHandler {
   /** The body bytes held in {@link #pending}. */
   private int pendingBytes;
 
-  /** A request's headers and the body received so far. */
+  /** A request's headers, the body received so far, and when its first byte arrived. */
   private static final class Pending {
     final Http2Headers headers;
+    final long since;
     byte[] body = new byte[512];
     int length;
 
-    Pending(Http2Headers headers) {
+    Pending(Http2Headers headers, long since) {
       this.headers = headers;
+      this.since = since;
     }
   }
 
+  /** Null only in tests of the request path alone. */
+  private final RequestDeadline deadline;
+
   Http2Handler(HttpsAnswers answers) {
+    this(answers, null);
+  }
+
+  /**
+   * Requests answered by {@code answers}; streams not ended in time are closed by {@code deadline}.
+   */
+  Http2Handler(HttpsAnswers answers, RequestDeadline deadline) {
     this.answers = answers;
+    this.deadline = deadline;
+    if (deadline != null) {
+      deadline.streams(this::oldestPending);
+    }
+  }
+
+  /** When the first byte of the oldest stream still waiting for its end arrived. */
+  private long oldestPending() {
+    long oldest = RequestDeadline.NONE;
+    // The event loop's ticker counts from the start of the process: its readings do not wrap.
+    for (Pending p : pending.values()) {
+      oldest = Math.min(oldest, p.since);
+    }
+    return oldest;
   }
 
   @Override
@@ -67,7 +93,8 @@ final class Http2Handler extends ChannelDuplexHandler {
         if (h.isEndStream()) {
           answer(ctx, h.stream(), h.headers(), EMPTY);
         } else {
-          pending.put(h.stream().id(), new Pending(h.headers()));
+          pending.put(
+              h.stream().id(), new Pending(h.headers(), deadline == null ? 0 : deadline.since()));
         }
       } else if (msg instanceof Http2DataFrame d) {
         data(ctx, d);

@@ -16,6 +16,7 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.FullHttpMessage;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequest;
@@ -24,18 +25,22 @@ import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.core.config.Addresses;
 import io.sluice.core.config.HttpsConfig;
 import io.sluice.core.spi.GslbMetrics;
+import io.sluice.core.spi.HttpsCloseReason;
 import io.sluice.core.spi.Ticker;
 import io.sluice.dns.response.Responder;
+import io.sluice.dns.server.ClientSource;
 import io.sluice.dns.server.InheritedSockets;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -116,7 +121,11 @@ public final class HttpsServer implements AutoCloseable {
     HttpsAnswers answers =
         new HttpsAnswers(responder, settings, new ClientRateLimit(ticker), metrics);
     long idleNanos = config.idleTimeout().toNanos();
-    ConnectionCap cap = new ConnectionCap(config.maxConnections());
+    long requestNanos = config.requestTimeout().toNanos();
+    ConnectionCap cap =
+        new ConnectionCap(config.maxConnections(), config.maxConnectionsPerSource(), metrics);
+    IdleCloser idle = new IdleCloser(metrics);
+    Runnable timedOut = () -> metrics.httpsClosed(HttpsCloseReason.REQUEST_TIMEOUT);
     ChannelInitializer<Channel> init =
         new ChannelInitializer<>() {
           @Override
@@ -124,9 +133,15 @@ public final class HttpsServer implements AutoCloseable {
             ChannelPipeline p = ch.pipeline();
             p.addLast(cap);
             p.addLast(new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS));
-            p.addLast(IdleCloser.INSTANCE);
-            p.addLast(settings.get().ssl.newHandler(ch.alloc()));
-            p.addLast(new Negotiation(answers));
+            p.addLast(idle);
+            // In front of TLS: a request's clock starts at its first encrypted byte.
+            RequestDeadline deadline = new RequestDeadline(requestNanos, timedOut);
+            p.addLast(deadline);
+            SslHandler ssl = settings.get().ssl.newHandler(ch.alloc());
+            // The handshake has SslHandler's own timeout; the requests' clock starts after it.
+            ssl.handshakeFuture().addListener(f -> deadline.quiet());
+            p.addLast(ssl);
+            p.addLast(new Negotiation(answers, deadline));
           }
         };
     List<Channel> channels = new ArrayList<>();
@@ -218,48 +233,96 @@ public final class HttpsServer implements AutoCloseable {
   }
 
   /**
-   * Closes a new connection at once while {@code dns.https.maxConnections} are open, before its TLS
-   * handshake costs anything, so a flood of connections cannot exhaust file descriptors. Counted
-   * with one atomic: admitting a connection takes no lock.
+   * Closes a new connection at once while {@code dns.https.maxConnections} are open, or its source
+   * (an IPv4 address, an IPv6 /64) holds {@code dns.https.maxConnectionsPerSource}, before its TLS
+   * handshake costs anything, so neither a flood of connections can exhaust file descriptors nor
+   * one client take every slot. Admitting a connection takes no lock: one atomic for the total, a
+   * concurrent map of counts per source whose entries go when they reach zero.
    */
   @Sharable
   private static final class ConnectionCap extends ChannelInboundHandlerAdapter {
     private final int max;
+    private final int perSource;
     private final AtomicInteger open = new AtomicInteger();
-    // At most one log line a minute about refused connections.
-    private final AtomicLong nextLog = new AtomicLong(System.nanoTime());
+    private final ConcurrentHashMap<Object, Integer> bySource = new ConcurrentHashMap<>();
+    private final GslbMetrics metrics;
+    // At most one log line a minute about connections refused by each cap.
+    private final AtomicLong nextFullLog = new AtomicLong(System.nanoTime());
+    private final AtomicLong nextSourceLog = new AtomicLong(System.nanoTime());
 
-    ConnectionCap(int max) {
+    ConnectionCap(int max, int perSource, GslbMetrics metrics) {
       this.max = max;
+      this.perSource = perSource;
+      this.metrics = metrics;
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
+      Object source = ClientSource.key(ctx.channel().remoteAddress());
+      if (bySource.merge(source, 1, Integer::sum) > perSource) {
+        release(source);
+        metrics.httpsClosed(HttpsCloseReason.SOURCE_LIMIT);
+        if (due(nextSourceLog)) {
+          log.warn(
+              "{} holds {} HTTPS connections (dns.https.maxConnectionsPerSource): closing its new"
+                  + " ones",
+              ctx.channel().remoteAddress(),
+              perSource);
+        }
+        refuse(ctx);
+        return;
+      }
       if (open.incrementAndGet() > max) {
         open.decrementAndGet();
-        long now = System.nanoTime();
-        long next = nextLog.get();
-        if (now - next >= 0 && nextLog.compareAndSet(next, now + TimeUnit.MINUTES.toNanos(1))) {
+        release(source);
+        metrics.httpsClosed(HttpsCloseReason.LISTENER_FULL);
+        if (due(nextFullLog)) {
           log.warn(
               "{} HTTPS connections are open (dns.https.maxConnections): closing new ones", max);
         }
-        ctx.pipeline().remove(this);
-        ctx.close();
+        refuse(ctx);
         return;
       }
-      ctx.channel().closeFuture().addListener(f -> open.decrementAndGet());
+      ctx.channel()
+          .closeFuture()
+          .addListener(
+              f -> {
+                open.decrementAndGet();
+                release(source);
+              });
       super.channelActive(ctx);
+    }
+
+    private void release(Object source) {
+      bySource.computeIfPresent(source, (k, n) -> n <= 1 ? null : n - 1);
+    }
+
+    private void refuse(ChannelHandlerContext ctx) {
+      ctx.pipeline().remove(this);
+      ctx.close();
+    }
+
+    /** Whether a minute has passed since the last log line of {@code nextLog}'s kind. */
+    private static boolean due(AtomicLong nextLog) {
+      long now = System.nanoTime();
+      long next = nextLog.get();
+      return now - next >= 0 && nextLog.compareAndSet(next, now + TimeUnit.MINUTES.toNanos(1));
     }
   }
 
   /** Closes a connection that carried nothing for the configured idle timeout. */
   @Sharable
   private static final class IdleCloser extends ChannelInboundHandlerAdapter {
-    static final IdleCloser INSTANCE = new IdleCloser();
+    private final GslbMetrics metrics;
+
+    IdleCloser(GslbMetrics metrics) {
+      this.metrics = metrics;
+    }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
       if (evt instanceof IdleStateEvent) {
+        metrics.httpsClosed(HttpsCloseReason.IDLE_TIMEOUT);
         ctx.close();
       } else {
         super.userEventTriggered(ctx, evt);
@@ -270,10 +333,12 @@ public final class HttpsServer implements AutoCloseable {
   /** Sets up HTTP/2 or HTTP/1.1 once TLS has negotiated the protocol (HTTP/1.1 without ALPN). */
   private static final class Negotiation extends ApplicationProtocolNegotiationHandler {
     private final HttpsAnswers answers;
+    private final RequestDeadline deadline;
 
-    Negotiation(HttpsAnswers answers) {
+    Negotiation(HttpsAnswers answers, RequestDeadline deadline) {
       super(ApplicationProtocolNames.HTTP_1_1);
       this.answers = answers;
+      this.deadline = deadline;
     }
 
     @Override
@@ -281,15 +346,16 @@ public final class HttpsServer implements AutoCloseable {
       ChannelPipeline p = ctx.pipeline();
       if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
         p.addLast(
+            new Http2Frames(deadline),
             Http2FrameCodecBuilder.forServer()
                 .initialSettings(
                     Http2Settings.defaultSettings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS))
                 .build(),
-            new Http2Handler(answers));
+            new Http2Handler(answers, deadline));
       } else if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
         p.addLast(
             new HttpServerCodec(MAX_INITIAL_LINE, 8192, 8192),
-            new Aggregator(answers),
+            new Aggregator(answers, deadline),
             new Http1Handler(answers));
       } else {
         throw new IllegalStateException("unexpected application protocol " + protocol);
@@ -299,14 +365,22 @@ public final class HttpsServer implements AutoCloseable {
 
   /**
    * Collects an HTTP/1.1 request whole, up to the largest DNS message; a larger body gets 413
-   * (counted like every other answer).
+   * (counted like every other answer). A whole request stops the request deadline's clock.
    */
   private static final class Aggregator extends HttpObjectAggregator {
     private final HttpsAnswers answers;
+    private final RequestDeadline deadline;
 
-    Aggregator(HttpsAnswers answers) {
+    Aggregator(HttpsAnswers answers, RequestDeadline deadline) {
       super(HttpsAnswers.MAX_MESSAGE);
       this.answers = answers;
+      this.deadline = deadline;
+    }
+
+    @Override
+    protected void finishAggregation(FullHttpMessage aggregated) throws Exception {
+      deadline.quiet();
+      super.finishAggregation(aggregated);
     }
 
     @Override

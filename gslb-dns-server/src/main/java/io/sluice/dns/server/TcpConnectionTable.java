@@ -7,12 +7,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.EventExecutor;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.TcpCloseReason;
-import java.net.Inet4Address;
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -139,15 +135,8 @@ final class TcpConnectionTable extends ChannelInboundHandlerAdapter {
     metrics.dnsTcpOpen(open.decrementAndGet());
   }
 
-  /**
-   * The key a connection's source is limited by: the whole IPv4 address, or the /64 of an IPv6
-   * address, since one IPv6 host is usually given a whole /64.
-   */
+  /** The key a connection's source is limited by (see {@link ClientSource#key}). */
   static Object source(SocketAddress remote) {
-    if (!(remote instanceof InetSocketAddress inet) || inet.getAddress() == null) {
-      return ByteBuffer.allocate(0);
-    }
-    byte[] a = inet.getAddress().getAddress();
-    return ByteBuffer.wrap(inet.getAddress() instanceof Inet4Address ? a : Arrays.copyOf(a, 8));
+    return ClientSource.key(remote);
   }
 }

@@ -2,6 +2,7 @@ package io.sluice.server.app;
 
 import io.sluice.core.config.ConfigChanges;
 import io.sluice.core.config.ConfigException;
+import io.sluice.core.config.HttpsConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.Actor;
 import io.sluice.core.control.AuditSink;
@@ -130,6 +131,14 @@ public final class FileConfigReloader implements ConfigReloader {
         || !config.dns().tcpIdleTimeout().equals(running.dns().tcpIdleTimeout())
         || !config.dns().tcpMessageTimeout().equals(running.dns().tcpMessageTimeout())) {
       log.warn("dns TCP limits and timeouts take effect after a restart");
+    }
+    HttpsConfig https = config.dns().https();
+    HttpsConfig runningHttps = running.dns().https();
+    if (!https.maxConnections().equals(runningHttps.maxConnections())
+        || !https.maxConnectionsPerSource().equals(runningHttps.maxConnectionsPerSource())
+        || !https.idleTimeout().equals(runningHttps.idleTimeout())
+        || !https.requestTimeout().equals(runningHttps.requestTimeout())) {
+      log.warn("dns.https connection limits and timeouts take effect after a restart");
     }
     if (!config.dns().rrl().tableSize().equals(running.dns().rrl().tableSize())) {
       log.warn("dns.rrl.tableSize takes effect after a restart");

@@ -29,6 +29,17 @@ public final class DohClient {
   /** A client of {@code https://127.0.0.1:port} trusting {@code certPem}, speaking {@code v}. */
   public DohClient(int port, Path certPem, HttpClient.Version v)
       throws IOException, GeneralSecurityException {
+    this.http =
+        HttpClient.newBuilder()
+            .sslContext(trusting(certPem))
+            .version(v)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+    this.base = "https://127.0.0.1:" + port;
+  }
+
+  /** A TLS context trusting only the certificate in {@code certPem}. */
+  public static SSLContext trusting(Path certPem) throws IOException, GeneralSecurityException {
     KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
     trust.load(null, null);
     try (InputStream in = Files.newInputStream(certPem)) {
@@ -40,13 +51,7 @@ public final class DohClient {
     tmf.init(trust);
     SSLContext ssl = SSLContext.getInstance("TLS");
     ssl.init(null, tmf.getTrustManagers(), null);
-    this.http =
-        HttpClient.newBuilder()
-            .sslContext(ssl)
-            .version(v)
-            .connectTimeout(Duration.ofSeconds(5))
-            .build();
-    this.base = "https://127.0.0.1:" + port;
+    return ssl;
   }
 
   /** The hex SHA-256 of {@code token}, as {@code trustedTokens} holds it. */
