@@ -208,19 +208,22 @@ public final class ZoneCompiler {
         masterFile = before;
         return;
       }
-      if (before != null) {
-        oldRecords = before.records();
-        resyncBudget = 16L * oldRecords.length;
-      }
+      startWalk(before == null ? null : before.records());
       int failedAt;
       int problemsBefore = problems.list().size();
       List<Record> read = new ArrayList<>();
-      List<Record> plain = PlainMasterFile.read(text, origin, zc.ttl());
+      // The fast reader reads the whole file before the records are added: it takes the served
+      // zone's records as it goes, so that a million parsed copies do not live until the end.
+      List<Record> plain =
+          PlainMasterFile.read(
+              text, origin, zc.ttl(), served == null ? r -> r : r -> sameRecord(served, r));
       if (plain != null) {
         Iterator<Record> it = plain.iterator();
         failedAt =
-            readRecords(() -> it.hasNext() ? it.next() : null, file, where, 0, 0, read, served);
+            readRecords(() -> it.hasNext() ? it.next() : null, file, where, 0, 0, read, null);
       } else {
+        // The general parser reads the file again: so does the walk over the old records.
+        startWalk(oldRecords);
         try (Master master = new Master(new ByteArrayInputStream(text), origin, zc.ttl())) {
           // Strict: an $INCLUDE is an error at its line, never silently skipped.
           master.disableIncludes(true);
@@ -380,6 +383,13 @@ public final class ZoneCompiler {
         }
       }
       return r;
+    }
+
+    /** Starts {@link #sameRecord}'s walk over the old file's records {@code old} (or none). */
+    private void startWalk(Record[] old) {
+      oldRecords = old;
+      oldAt = 0;
+      resyncBudget = old == null ? 0 : 16L * old.length;
     }
 
     /**

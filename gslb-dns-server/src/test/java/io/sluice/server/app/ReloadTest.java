@@ -158,6 +158,21 @@ class ReloadTest {
 
   @Test
   void aChangedMasterFileServesExactlyItsNewRecordsAndSharesTheOnesItKept() throws Exception {
+    reloadChangedMasterFile("");
+  }
+
+  /** As above for a file that only the general parser reads: one record spans parentheses. */
+  @Test
+  void aChangedMasterFileTheGeneralParserReadsSharesTheRecordsItKeptToo() throws Exception {
+    reloadChangedMasterFile("z 300 IN TXT ( \"multi\"\n  \"line\" )");
+    assertEquals(List.of("300 \"multi\" \"line\""), answersWithTtl("z.example.test.", Type.TXT));
+  }
+
+  /**
+   * Loads a master file (ending with {@code tail}), then changes it in every way a line can change
+   * and checks that the zone serves exactly the new file and shares what it kept exactly.
+   */
+  private void reloadChangedMasterFile(String tail) throws Exception {
     Path zone = dir.resolve("zone.db");
     Files.writeString(
         zone,
@@ -174,6 +189,7 @@ class ReloadTest {
             "t 300 IN TXT \"kept\"",
             "w 300 IN A 10.0.0.20",
             "w 300 IN A 10.0.0.21",
+            tail,
             ""));
     Files.writeString(file, config("192.0.2.1", "    file: zone.db"));
     reloader.reload(OPERATOR);
@@ -201,6 +217,7 @@ class ReloadTest {
             "t 300 IN TXT \"kept\"",
             "w 300 IN A 10.0.0.20",
             "w 300 IN A 10.0.0.21",
+            tail,
             ""));
     reloader.reload(OPERATOR);
 
