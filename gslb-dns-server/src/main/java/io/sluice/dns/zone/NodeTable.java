@@ -2,9 +2,12 @@ package io.sluice.dns.zone;
 
 import java.util.AbstractSet;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.Iterator;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import org.xbill.DNS.Name;
+import org.xbill.DNS.Type;
 
 /**
  * The nodes of one zone by owner name: an open-addressing table of the nodes themselves (each knows
@@ -19,6 +22,8 @@ final class NodeTable {
   private final int mask;
   private final int shift;
   private final int size;
+  private final Map<Name, ZoneNode> wildcards;
+  private final boolean hasDname;
 
   NodeTable(Collection<ZoneNode> nodes) {
     this(filled(nodes));
@@ -40,6 +45,8 @@ final class NodeTable {
     this.mask = b.mask;
     this.shift = b.shift;
     this.size = b.size;
+    this.wildcards = Map.copyOf(b.wildcards);
+    this.hasDname = b.hasDname;
   }
 
   /**
@@ -52,6 +59,11 @@ final class NodeTable {
     private int mask;
     private int shift;
     private int size;
+
+    /** The wildcard nodes by the name they stand below, and whether a node owns a DNAME. */
+    private final Map<Name, ZoneNode> wildcards = new HashMap<>();
+
+    private boolean hasDname;
 
     /** A builder sized for {@code expected} nodes; it grows past them. */
     Builder(int expected) {
@@ -73,7 +85,11 @@ final class NodeTable {
 
     /** The node of {@code node}'s name already added, or null having added {@code node}. */
     ZoneNode putIfAbsent(ZoneNode node) {
-      int h = hash(node.name());
+      return putIfAbsent(node, hash(node.name()));
+    }
+
+    /** As {@link #putIfAbsent(ZoneNode)}, with the {@link #hash} of the node's name given. */
+    ZoneNode putIfAbsent(ZoneNode node, int h) {
       int i = find(node.name(), h);
       if (slots[i] != null) {
         return slots[i];
@@ -85,16 +101,31 @@ final class NodeTable {
       slots[i] = node;
       hashes[i] = h;
       size++;
+      noted(node);
       return null;
+    }
+
+    // Kept as the nodes go in, so the zone needs no second walk over every node for them.
+    private void noted(ZoneNode node) {
+      if (node.name().isWild()) {
+        wildcards.put(new Name(node.name(), 1), node);
+      }
+      hasDname |= node.has(Type.DNAME);
     }
 
     /** Puts {@code node} in place of the node of the same name, which must be there. */
     void replace(ZoneNode node) {
-      int i = find(node.name(), hash(node.name()));
+      replace(node, hash(node.name()));
+    }
+
+    /** As {@link #replace(ZoneNode)}, with the {@link #hash} of the node's name given. */
+    void replace(ZoneNode node, int h) {
+      int i = find(node.name(), h);
       if (slots[i] == null) {
         throw new IllegalArgumentException("no node for " + node.name());
       }
       slots[i] = node;
+      noted(node);
     }
 
     /** The slot of {@code name}, or the empty slot where it would go. */
@@ -194,6 +225,19 @@ final class NodeTable {
         return n;
       }
     }
+  }
+
+  /**
+   * The wildcard nodes (such as {@code *.example.com.}) by the name they stand below ({@code
+   * example.com.}).
+   */
+  Map<Name, ZoneNode> wildcards() {
+    return wildcards;
+  }
+
+  /** Whether a node owns a DNAME. */
+  boolean hasDname() {
+    return hasDname;
   }
 
   boolean contains(Name name) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.xbill.DNS.Address;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Name;
@@ -30,11 +31,20 @@ final class PlainMasterFile {
    * file needs {@code Master}.
    */
   static List<Record> read(byte[] text, Name origin, long ttl) {
+    return read(text, origin, ttl, UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #read(byte[], Name, long)}, each record replaced by what {@code keep} gives for it as
+   * soon as it is read: on a reload, the served zone's own record when it is the same, so that the
+   * parsed copies die young instead of all living until the whole file is read.
+   */
+  static List<Record> read(byte[] text, Name origin, long ttl, UnaryOperator<Record> keep) {
     if (ttl < 0 || !origin.isAbsolute()) {
       return null;
     }
     try {
-      return new Reader(text, origin, ttl).read();
+      return new Reader(text, origin, ttl, keep).read();
     } catch (IOException | RuntimeException e) {
       // A syntax or data error: Master reads the file again and reports it with its line.
       return null;
@@ -52,6 +62,7 @@ final class PlainMasterFile {
 
   private static final class Reader {
     private final byte[] b;
+    private final UnaryOperator<Record> keep;
     private Name origin;
     private long defaultTtl;
     private Record last;
@@ -63,7 +74,8 @@ final class PlainMasterFile {
     private int tokenStart;
     private int tokenEnd;
 
-    Reader(byte[] b, Name origin, long ttl) {
+    Reader(byte[] b, Name origin, long ttl, UnaryOperator<Record> keep) {
+      this.keep = keep;
       this.b = b;
       this.origin = origin;
       this.defaultTtl = ttl;
@@ -83,7 +95,7 @@ final class PlainMasterFile {
         next = nl + 1;
         Record r = line();
         if (r != null) {
-          out.add(r);
+          out.add(keep.apply(r));
           last = r;
         }
       }

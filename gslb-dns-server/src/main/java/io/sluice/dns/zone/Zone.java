@@ -3,7 +3,6 @@ package io.sluice.dns.zone;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -71,18 +70,10 @@ public final class Zone {
             soa.getMinimum());
     this.nodes = nodes;
     this.cuts = Set.copyOf(cuts);
-    Map<Name, ZoneNode> wild = new HashMap<>();
-    boolean dname = false;
-    for (ZoneNode n : nodes.nodes()) {
-      if (n.name().isWild()) {
-        wild.put(new Name(n.name(), 1), n);
-      }
-      dname |= n.has(Type.DNAME);
-    }
-    this.wildcards = Map.copyOf(wild);
+    this.wildcards = nodes.wildcards();
     this.originLabels = origin.labels();
     this.originWire = origin.toWireCanonical();
-    this.hasDname = dname;
+    this.hasDname = nodes.hasDname();
   }
 
   /** What the zone read from its master file (read without a problem), or null. */

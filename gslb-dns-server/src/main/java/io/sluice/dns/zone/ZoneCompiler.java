@@ -25,6 +25,8 @@ import java.util.Set;
 import java.util.concurrent.FutureTask;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.xbill.DNS.AAAARecord;
+import org.xbill.DNS.ARecord;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Master;
 import org.xbill.DNS.NSRecord;
@@ -32,6 +34,7 @@ import org.xbill.DNS.Name;
 import org.xbill.DNS.RRset;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.SOARecord;
+import org.xbill.DNS.Section;
 import org.xbill.DNS.TextParseException;
 import org.xbill.DNS.Type;
 
@@ -49,6 +52,9 @@ public final class ZoneCompiler {
 
   /** Syntax errors reported per master file before the rest of it is left unread. */
   private static final int MAX_FILE_PROBLEMS = 100;
+
+  /** How far on in the old file's records a record found by owner is looked for at most. */
+  private static final int RESYNC_WINDOW = 1 << 16;
 
   private ZoneCompiler() {}
 
@@ -91,7 +97,7 @@ public final class ZoneCompiler {
      * The data by owner: the {@link Record} itself for a name with one record from the master file
      * (most names of a large zone, which then cost no {@link Owned}), else its {@link Owned}.
      */
-    private Map<Name, Object> data = new LinkedHashMap<>();
+    private OwnerTable data = new OwnerTable(16);
 
     private final Map<Name, String> services = new LinkedHashMap<>();
     private final Map<Name, String> servicePaths = new HashMap<>();
@@ -101,6 +107,20 @@ public final class ZoneCompiler {
 
     /** What was read from the master file, when it was read without a problem; else null. */
     private MasterFile masterFile;
+
+    /**
+     * The records the served zone read from the previous content of its master file, in file order,
+     * and where the walk over them stands (see {@link #sameRecord}); null when there are none.
+     */
+    private Record[] oldRecords;
+
+    private int oldAt;
+
+    /**
+     * Old records {@link #sameRecord} may still step over in all to find a record further on (at
+     * most {@link #RESYNC_WINDOW} at a time).
+     */
+    private long resyncBudget;
 
     /** The master file and its config path, for the source of records read from it. */
     private Path file;
@@ -154,8 +174,8 @@ public final class ZoneCompiler {
         // Sized for the file at once (a record line is rarely under 20 bytes): growing a map of
         // a million names step by step rehashed it twenty times.
         long estimate = Math.min(Files.size(file) / 20, 1 << 24);
-        if (data.isEmpty() && estimate > 16) {
-          data = new LinkedHashMap<>(capacity((int) estimate));
+        if (data.size() == 0 && estimate > 16) {
+          data = new OwnerTable((int) estimate);
         }
       } catch (IOException e) {
         // The read below reports it.
@@ -188,15 +208,22 @@ public final class ZoneCompiler {
         masterFile = before;
         return;
       }
+      startWalk(before == null ? null : before.records());
       int failedAt;
       int problemsBefore = problems.list().size();
       List<Record> read = new ArrayList<>();
-      List<Record> plain = PlainMasterFile.read(text, origin, zc.ttl());
+      // The fast reader reads the whole file before the records are added: it takes the served
+      // zone's records as it goes, so that a million parsed copies do not live until the end.
+      List<Record> plain =
+          PlainMasterFile.read(
+              text, origin, zc.ttl(), served == null ? r -> r : r -> sameRecord(served, r));
       if (plain != null) {
         Iterator<Record> it = plain.iterator();
         failedAt =
-            readRecords(() -> it.hasNext() ? it.next() : null, file, where, 0, 0, read, served);
+            readRecords(() -> it.hasNext() ? it.next() : null, file, where, 0, 0, read, null);
       } else {
+        // The general parser reads the file again: so does the walk over the old records.
+        startWalk(oldRecords);
         try (Master master = new Master(new ByteArrayInputStream(text), origin, zc.ttl())) {
           // Strict: an $INCLUDE is an error at its line, never silently skipped.
           master.disableIncludes(true);
@@ -327,22 +354,83 @@ public final class ZoneCompiler {
      * The served zone's own record that is exactly {@code r} (owner spelled the same, type, class,
      * TTL and data), else {@code r}: a changed master file is parsed again, but the records it
      * still has are not held twice while the old zone serves, and the parsed copies die young.
+     *
+     * <p>A changed file mostly keeps the old file's lines in their order, so the record is first
+     * compared with the old file's records where a walk over them stands (and the one after it,
+     * past a removed line): two records in cache instead of a look-up by name in the served zone,
+     * whose nodes are scattered over the heap. Only then is it looked up by owner; when that finds
+     * it further on in the old file (a block of lines removed), the walk moves there.
      */
-    private static Record sameRecord(Zone served, Record r) {
+    private Record sameRecord(Zone served, Record r) {
+      if (oldRecords != null) {
+        int end = Math.min(oldRecords.length, oldAt + 2);
+        for (int k = oldAt; k < end; k++) {
+          if (exactlySame(oldRecords[k], r)) {
+            oldAt = k + 1;
+            return oldRecords[k];
+          }
+        }
+      }
       ZoneNode node = served.node(r.getName());
       List<Record> set = node == null ? null : node.get(r.getType());
       if (set == null) {
         return r;
       }
       for (Record old : set) {
-        if (old.getTTL() == r.getTTL()
-            && old.getDClass() == r.getDClass()
-            && old.rdataToString().equals(r.rdataToString())
-            && old.getName().toString().equals(r.getName().toString())) {
+        if (exactlySame(old, r)) {
+          resync(old);
           return old;
         }
       }
       return r;
+    }
+
+    /** Starts {@link #sameRecord}'s walk over the old file's records {@code old} (or none). */
+    private void startWalk(Record[] old) {
+      oldRecords = old;
+      oldAt = 0;
+      resyncBudget = old == null ? 0 : 16L * old.length;
+    }
+
+    /**
+     * Moves the walk over the old file's records past {@code old} when it is further on: the lines
+     * between were removed. Bounded in all by a few passes over the old records, so that a file
+     * whose lines were reordered costs no more than a look-up by owner per record.
+     */
+    private void resync(Record old) {
+      if (oldRecords == null) {
+        return;
+      }
+      int end = (int) Math.min(oldRecords.length, (long) oldAt + RESYNC_WINDOW);
+      for (int k = oldAt; k < end && resyncBudget > 0; k++, resyncBudget--) {
+        if (oldRecords[k] == old) {
+          oldAt = k + 1;
+          return;
+        }
+      }
+    }
+
+    /**
+     * Whether the two records are the same: type, class, TTL, owner spelled the same and data
+     * (names in it spelled the same too). Most names are in lower case, which {@link
+     * Name#canonicalize} finds without copying; dnsjava's own wire form of a name makes a new name
+     * per label.
+     */
+    private static boolean exactlySame(Record a, Record b) {
+      if (a.getType() != b.getType()
+          || a.getTTL() != b.getTTL()
+          || a.getDClass() != b.getDClass()
+          || !a.getName().equals(b.getName())) {
+        return false;
+      }
+      if (a instanceof ARecord || a instanceof AAAARecord) {
+        // No names in the data: its canonical form is the form given.
+        return (a.getName().canonicalize() == a.getName()
+                    && b.getName().canonicalize() == b.getName()
+                || Arrays.equals(a.getName().toWire(), b.getName().toWire()))
+            && Arrays.equals(a.rdataToWireCanonical(), b.rdataToWireCanonical());
+      }
+      return Arrays.equals(a.toWire(Section.ANSWER), b.toWire(Section.ANSWER));
     }
 
     /** A line that names its owner (or is a directive), so reading can start again there. */
@@ -463,7 +551,11 @@ public final class ZoneCompiler {
     }
 
     private RRset get(Name name, int type) {
-      Owned o = owned(data.get(name));
+      Object value = data.get(name);
+      if (value instanceof Record lone) {
+        return lone.getType() == type ? new RRset(lone) : null;
+      }
+      Owned o = (Owned) value;
       if (o == null) {
         return null;
       }
@@ -482,23 +574,24 @@ public final class ZoneCompiler {
     /** Checks CNAME exclusivity, delegations, glue and services; returns the delegation points. */
     private Set<Name> checkStructure() {
       Set<Name> cuts = new HashSet<>();
-      for (Map.Entry<Name, Object> e : data.entrySet()) {
-        Name name = e.getKey();
-        Owned types = owned(e.getValue());
-        if (types.has(Type.NS) && !name.equals(origin)) {
+      Set<Name> dnames = new HashSet<>();
+      for (int at = 0; at < data.size(); at++) {
+        Name name = data.name(at);
+        Object types = data.value(at);
+        if (has(types, Type.NS) && !name.equals(origin)) {
           cuts.add(name);
           if (name.isWild()) {
             problems.add(source(name, Type.NS), "a wildcard cannot be a delegation: " + name);
           }
         }
-        if (types.has(Type.CNAME)) {
+        if (has(types, Type.CNAME)) {
           if (name.equals(origin)) {
             problems.add(source(name, Type.CNAME), "a CNAME cannot be at the zone apex");
-          } else if (types.count > 1) {
+          } else if (typeCount(types) > 1) {
             List<String> others = new ArrayList<>();
-            for (int k = 0; k < types.count; k++) {
-              if (types.type(k) != Type.CNAME) {
-                others.add(Type.string(types.type(k)));
+            for (int k = 0; k < typeCount(types); k++) {
+              if (type(types, k) != Type.CNAME) {
+                others.add(Type.string(type(types, k)));
               }
             }
             problems.add(
@@ -510,23 +603,18 @@ public final class ZoneCompiler {
                     + ")");
           }
         }
-        if (name.isWild() && types.has(Type.DNAME)) {
-          problems.add(source(name, Type.DNAME), "a wildcard cannot own a DNAME: " + name);
+        if (has(types, Type.DNAME)) {
+          dnames.add(name);
+          if (name.isWild()) {
+            problems.add(source(name, Type.DNAME), "a wildcard cannot own a DNAME: " + name);
+          }
         }
       }
-      Set<Name> dnames = new HashSet<>();
-      data.forEach(
-          (name, types) -> {
-            if (owned(types).has(Type.DNAME)) {
-              dnames.add(name);
-            }
-          });
-      for (Map.Entry<Name, Object> e :
-          dnames.isEmpty() ? List.<Map.Entry<Name, Object>>of() : data.entrySet()) {
-        Name name = e.getKey();
+      for (int at = 0; at < (dnames.isEmpty() ? 0 : data.size()); at++) {
+        Name name = data.name(at);
         Name dname = highestCutAbove(name, dnames, false);
         if (dname != null) {
-          int type = owned(e.getValue()).type(0);
+          int type = type(data.value(at), 0);
           problems.add(
               source(name, type),
               name
@@ -535,16 +623,15 @@ public final class ZoneCompiler {
                   + " and would never be served (RFC 6672 §2.3)");
         }
       }
-      for (Map.Entry<Name, Object> e :
-          cuts.isEmpty() ? List.<Map.Entry<Name, Object>>of() : data.entrySet()) {
-        Name name = e.getKey();
+      for (int at = 0; at < (cuts.isEmpty() ? 0 : data.size()); at++) {
+        Name name = data.name(at);
         Name cut = highestCutAbove(name, cuts, false);
         if (cut == null) {
           continue;
         }
-        Owned owned = owned(e.getValue());
-        for (int k = 0; k < owned.count; k++) {
-          int type = owned.type(k);
+        Object types = data.value(at);
+        for (int k = 0; k < typeCount(types); k++) {
+          int type = type(types, k);
           if (type != Type.A && type != Type.AAAA) {
             problems.add(
                 source(name, type),
@@ -618,25 +705,27 @@ public final class ZoneCompiler {
 
     /**
      * Every node, with the empty non-terminals between each name and the apex. It consumes {@link
-     * #data}: each owner's entry is removed as its node goes into the table, so the compiler's
-     * working copy of a large zone is released while the table fills instead of living beside it to
-     * the end (the previous zone still serves meanwhile, and both must fit in the heap).
+     * #data}, whose hashes are the node table's: its index goes before the table is made, and the
+     * rest (a few references per name) when the table is filled.
      */
     private NodeTable nodes() {
-      NodeTable.Builder nodes = new NodeTable.Builder(data.size() + services.size() + 1);
+      OwnerTable owners = data;
+      data = null;
+      owners.dropIndex();
+      NodeTable.Builder nodes = new NodeTable.Builder(owners.size() + services.size() + 1);
       // Most names have the same few types: one array per combination, shared.
       Map<List<Integer>, int[]> typeLists = new HashMap<>();
       Map<Integer, int[]> singleTypes = new HashMap<>();
-      for (Iterator<Map.Entry<Name, Object>> it = data.entrySet().iterator(); it.hasNext(); ) {
-        Map.Entry<Name, Object> e = it.next();
-        Name name = e.getKey();
-        if (e.getValue() instanceof Record lone) {
+      for (int at = 0; at < owners.size(); at++) {
+        Name name = owners.name(at);
+        Object value = owners.value(at);
+        String service = services.isEmpty() ? null : services.get(name);
+        if (value instanceof Record lone) {
           int[] types = singleTypes.computeIfAbsent(lone.getType(), t -> new int[] {t});
-          it.remove();
-          place(nodes, new ZoneNode(name, types, lone, services.get(name)));
+          place(nodes, new ZoneNode(name, types, lone, service), owners.hash(at));
           continue;
         }
-        Owned owned = (Owned) e.getValue();
+        Owned owned = (Owned) value;
         Record[][] sets = new Record[owned.count][];
         int[] types;
         if (owned.count == 1) {
@@ -652,11 +741,10 @@ public final class ZoneCompiler {
           types =
               typeLists.computeIfAbsent(key, k -> k.stream().mapToInt(Integer::intValue).toArray());
         }
-        it.remove();
-        place(nodes, new ZoneNode(name, types, sets, services.get(name)));
+        place(nodes, new ZoneNode(name, types, sets, service), owners.hash(at));
       }
-      data = Map.of();
-      services.forEach((name, service) -> place(nodes, ZoneNode.empty(name, service)));
+      services.forEach(
+          (name, service) -> place(nodes, ZoneNode.empty(name, service), NodeTable.hash(name)));
       // The apex, when nothing above made it; it has no ancestor in the zone.
       nodes.putIfAbsent(ZoneNode.empty(origin, null));
       return nodes.build();
@@ -668,11 +756,11 @@ public final class ZoneCompiler {
      * owners of data are unique and a service only adds itself where no data is, so the node takes
      * the placeholder's slot, whose ancestors are already in.
      */
-    private void place(NodeTable.Builder nodes, ZoneNode node) {
-      ZoneNode there = nodes.putIfAbsent(node);
+    private void place(NodeTable.Builder nodes, ZoneNode node, int hash) {
+      ZoneNode there = nodes.putIfAbsent(node, hash);
       if (there != null) {
         if (there.isEmpty() && there.service() == null) {
-          nodes.replace(node);
+          nodes.replace(node, hash);
         }
         return;
       }
@@ -687,6 +775,21 @@ public final class ZoneCompiler {
     }
   }
 
+  /** Whether a {@link Builder#data} value has records of {@code type}. */
+  private static boolean has(Object value, int type) {
+    return value instanceof Record lone ? lone.getType() == type : ((Owned) value).has(type);
+  }
+
+  /** How many types a {@link Builder#data} value has. */
+  private static int typeCount(Object value) {
+    return value instanceof Record ? 1 : ((Owned) value).count;
+  }
+
+  /** The {@code i}-th type of a {@link Builder#data} value. */
+  private static int type(Object value, int i) {
+    return value instanceof Record lone ? lone.getType() : ((Owned) value).type(i);
+  }
+
   /** The {@link Owned} of a {@link Builder#data} value, made for a lone record; null for null. */
   private static Owned owned(Object value) {
     if (value instanceof Record lone) {
@@ -695,11 +798,6 @@ public final class ZoneCompiler {
       return o;
     }
     return (Owned) value;
-  }
-
-  /** A hash map capacity that holds {@code n} entries without growing. */
-  private static int capacity(int n) {
-    return (int) Math.min(1 << 30, n / 0.75 + 1);
   }
 
   /**

@@ -83,9 +83,7 @@ class ReloadTest {
   }
 
   private Message ask(String name) throws Exception {
-    SimpleResolver r = new SimpleResolver(new InetSocketAddress("127.0.0.1", node.port()));
-    r.setTimeout(Duration.ofSeconds(3));
-    return r.send(Message.newQuery(Record.newRecord(Name.fromString(name), Type.A, DClass.IN)));
+    return ask(name, Type.A);
   }
 
   private static List<String> answers(Message m) {
@@ -142,6 +140,111 @@ class ReloadTest {
     // The file was parsed again, but the record it still has is the one served before.
     assertSame(h2, served("h2.example.test."));
     assertEquals(3, okReloads.get());
+  }
+
+  private Message ask(String name, int type) throws Exception {
+    SimpleResolver r = new SimpleResolver(new InetSocketAddress("127.0.0.1", node.port()));
+    r.setTimeout(Duration.ofSeconds(3));
+    return r.send(Message.newQuery(Record.newRecord(Name.fromString(name), type, DClass.IN)));
+  }
+
+  /** The answer's records as "TTL data", in the order they came. */
+  private List<String> answersWithTtl(String name, int type) throws Exception {
+    Message m = ask(name, type);
+    return m.getSection(Section.ANSWER).stream()
+        .map(r -> r.getTTL() + " " + r.rdataToString())
+        .toList();
+  }
+
+  @Test
+  void aChangedMasterFileServesExactlyItsNewRecordsAndSharesTheOnesItKept() throws Exception {
+    reloadChangedMasterFile("");
+  }
+
+  /** As above for a file that only the general parser reads: one record spans parentheses. */
+  @Test
+  void aChangedMasterFileTheGeneralParserReadsSharesTheRecordsItKeptToo() throws Exception {
+    reloadChangedMasterFile("z 300 IN TXT ( \"multi\"\n  \"line\" )");
+    assertEquals(List.of("300 \"multi\" \"line\""), answersWithTtl("z.example.test.", Type.TXT));
+  }
+
+  /**
+   * Loads a master file (ending with {@code tail}), then changes it in every way a line can change
+   * and checks that the zone serves exactly the new file and shares what it kept exactly.
+   */
+  private void reloadChangedMasterFile(String tail) throws Exception {
+    Path zone = dir.resolve("zone.db");
+    Files.writeString(
+        zone,
+        String.join(
+            "\n",
+            "a 300 IN A 10.0.0.1",
+            "b 300 IN A 10.0.0.2",
+            "c 300 IN A 10.0.0.3",
+            "d 300 IN A 10.0.0.4",
+            "e 300 IN A 10.0.0.5",
+            "f 300 IN A 10.0.0.6",
+            "g 300 IN A 10.0.0.7",
+            "m 300 IN MX 10 Mail.example.test.",
+            "t 300 IN TXT \"kept\"",
+            "w 300 IN A 10.0.0.20",
+            "w 300 IN A 10.0.0.21",
+            tail,
+            ""));
+    Files.writeString(file, config("192.0.2.1", "    file: zone.db"));
+    reloader.reload(OPERATOR);
+    assertEquals(List.of("10.0.0.6"), answers(ask("f.example.test.")));
+    Record a = served("a.example.test.");
+    Record c = served("c.example.test.");
+    Record f = served("f.example.test.");
+    Record g = served("g.example.test.");
+    Record m = served("m.example.test.");
+    Record t = served("t.example.test.");
+    Record w = served("w.example.test.");
+
+    // b removed alone, d and e as a block, n added, g moved up, c's TTL, f's owner spelling and
+    // the case of the name in m's data changed.
+    Files.writeString(
+        zone,
+        String.join(
+            "\n",
+            "a 300 IN A 10.0.0.1",
+            "g 300 IN A 10.0.0.7",
+            "c 600 IN A 10.0.0.3",
+            "n 300 IN A 10.0.0.14",
+            "F 300 IN A 10.0.0.6",
+            "m 300 IN MX 10 mail.example.test.",
+            "t 300 IN TXT \"kept\"",
+            "w 300 IN A 10.0.0.20",
+            "w 300 IN A 10.0.0.21",
+            tail,
+            ""));
+    reloader.reload(OPERATOR);
+
+    assertEquals(List.of("300 10.0.0.1"), answersWithTtl("a.example.test.", Type.A));
+    assertEquals(List.of("300 10.0.0.7"), answersWithTtl("g.example.test.", Type.A));
+    assertEquals(List.of("600 10.0.0.3"), answersWithTtl("c.example.test.", Type.A));
+    assertEquals(List.of("300 10.0.0.14"), answersWithTtl("n.example.test.", Type.A));
+    assertEquals(List.of("300 10.0.0.6"), answersWithTtl("f.example.test.", Type.A));
+    assertEquals(List.of("300 10 mail.example.test."), answersWithTtl("m.example.test.", Type.MX));
+    assertEquals(List.of("300 \"kept\""), answersWithTtl("t.example.test.", Type.TXT));
+    assertEquals(
+        List.of("300 10.0.0.20", "300 10.0.0.21"), answersWithTtl("w.example.test.", Type.A));
+    for (String gone : List.of("b", "d", "e")) {
+      assertEquals(Rcode.NXDOMAIN, ask(gone + ".example.test.").getRcode(), gone);
+    }
+    // What the file still has exactly is the record served before; what changed at all is not.
+    assertSame(a, served("a.example.test."));
+    assertSame(g, served("g.example.test."));
+    assertSame(t, served("t.example.test."));
+    assertSame(w, served("w.example.test."));
+    Record c2 = served("c.example.test.");
+    assertTrue(c2 != c && c2.getTTL() == 600, "TTL changed: a new record");
+    Record f2 = served("f.example.test.");
+    assertTrue(f2 != f && f2.getName().toString().equals("F.example.test."), "owner respelled");
+    Record m2 = served("m.example.test.");
+    assertTrue(m2 != m && m2.rdataToString().equals("10 mail.example.test."), "data respelled");
+    assertEquals(2, okReloads.get());
   }
 
   @Test
