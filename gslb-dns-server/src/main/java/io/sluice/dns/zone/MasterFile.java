@@ -1,5 +1,8 @@
 package io.sluice.dns.zone;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -19,6 +22,12 @@ import org.xbill.DNS.SOARecord;
  * problem.
  */
 final class MasterFile {
+  /** Bytes read from a file per call: small enough for the runtime's cached per-thread buffers. */
+  private static final int READ_STEP = 64 * 1024;
+
+  /** The largest array the runtime allocates. */
+  private static final int MAX_ARRAY = Integer.MAX_VALUE - 16;
+
   private final Path path;
   private final byte[] digest;
   private final Name origin;
@@ -58,6 +67,50 @@ final class MasterFile {
   /** The file's SOA, or null. */
   SOARecord soa() {
     return soa;
+  }
+
+  /**
+   * The content of {@code file}, read in small steps. {@code Files.readAllBytes} reads a large file
+   * through one temporary native buffer of the file's size; glibc keeps such a block in the reading
+   * thread's arena once freed, and as every reload runs on a new thread, each reload of a 25 MB
+   * file left about 25 MB more resident memory behind.
+   */
+  static byte[] read(Path file) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
+      byte[] b = new byte[(int) Math.min(Files.size(file), MAX_ARRAY)];
+      int at = fill(in, b, 0);
+      if (at < b.length) {
+        // The file shrank since its size was read.
+        return Arrays.copyOf(b, at);
+      }
+      int next = in.read();
+      while (next >= 0) {
+        // It grew: take the rest too.
+        if (b.length >= MAX_ARRAY) {
+          throw new IOException(file + " is larger than " + MAX_ARRAY + " bytes");
+        }
+        b = Arrays.copyOf(b, (int) Math.min(2L * b.length + 1, MAX_ARRAY));
+        b[at++] = (byte) next;
+        at = fill(in, b, at);
+        if (at < b.length) {
+          return Arrays.copyOf(b, at);
+        }
+        next = in.read();
+      }
+      return b;
+    }
+  }
+
+  /** Reads into {@code b} from {@code at} until it is full or the stream ends; returns the end. */
+  private static int fill(InputStream in, byte[] b, int at) throws IOException {
+    while (at < b.length) {
+      int n = in.read(b, at, Math.min(READ_STEP, b.length - at));
+      if (n < 0) {
+        break;
+      }
+      at += n;
+    }
+    return at;
   }
 
   /** The SHA-256 of {@code content}. */

@@ -182,7 +182,7 @@ public final class ZoneCompiler {
       }
       byte[] text;
       try {
-        text = Files.readAllBytes(file);
+        text = MasterFile.read(file);
       } catch (IOException e) {
         problems.add(where, file + " cannot be read: " + e.getMessage());
         return;
