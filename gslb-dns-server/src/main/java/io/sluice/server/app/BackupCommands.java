@@ -132,7 +132,7 @@ final class BackupCommands {
       footer = {
         "",
         "Example:",
-        "  sluice backup --config /etc/sluice/sluice.yaml /root/sluice-$(date +%F).zip"
+        "  sluice backup --config /etc/sluice/sluice.yaml /root/sluice-$(date +%%F).zip"
       })
   static final class Backup implements Callable<Integer> {
     @Parameters(paramLabel = "FILE", description = "The archive to write (must not exist).")

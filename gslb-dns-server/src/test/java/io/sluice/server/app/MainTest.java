@@ -42,13 +42,22 @@ class MainTest {
     List<CommandLine> all = new ArrayList<>();
     collect(Main.commandLine(), all);
     assertTrue(all.size() >= 7, "commands: " + all.size());
-    for (CommandLine c : all) {
-      StringWriter help = new StringWriter();
-      c.usage(new PrintWriter(help));
-      String name = c.getCommandSpec().qualifiedName(" ");
-      assertTrue(help.toString().contains("Example:"), "no example in the help of " + name);
-      assertTrue(help.toString().contains("  " + name), "no example of " + name + ":\n" + help);
+    PrintStream original = System.err;
+    ByteArrayOutputStream warnings = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
+    try {
+      for (CommandLine c : all) {
+        StringWriter help = new StringWriter();
+        c.usage(new PrintWriter(help));
+        String name = c.getCommandSpec().qualifiedName(" ");
+        assertTrue(help.toString().contains("Example:"), "no example in the help of " + name);
+        assertTrue(help.toString().contains("  " + name), "no example of " + name + ":\n" + help);
+      }
+    } finally {
+      System.setErr(original);
     }
+    // A % in a help text that is not a format (such as date +%F) makes picocli warn on stderr.
+    assertEquals("", warnings.toString(StandardCharsets.UTF_8));
   }
 
   private static void collect(CommandLine c, List<CommandLine> into) {
