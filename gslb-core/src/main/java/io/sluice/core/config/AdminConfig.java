@@ -137,7 +137,8 @@ public record AdminConfig(
       Integer max, Integer perSource, Duration requestDeadline, Duration idleTimeout) {
     public ConnectionLimits {
       max = max == null ? 256 : max;
-      perSource = perSource == null ? 64 : perSource;
+      // Left out, it follows a lower max: a max of 32 alone must not be refused for a default.
+      perSource = perSource == null ? Math.min(64, max) : perSource;
       requestDeadline = requestDeadline == null ? Duration.ofSeconds(10) : requestDeadline;
       idleTimeout = idleTimeout == null ? Duration.ofSeconds(30) : idleTimeout;
     }

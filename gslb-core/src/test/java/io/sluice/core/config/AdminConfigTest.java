@@ -68,6 +68,16 @@ class AdminConfigTest {
   }
 
   @Test
+  void aLowerMaxAloneIsAcceptedAndCapsTheDefaultPerSource() throws Exception {
+    AdminConfig a =
+        ConfigLoaderTest.parse("admin:\n  connections: { max: 32 }\n" + ConfigLoaderTest.ZONE)
+            .admin();
+    assertEquals(32, a.connections().max());
+    assertEquals(32, a.connections().perSource());
+    assertEquals(64, AdminConfig.ConnectionLimits.defaults().perSource());
+  }
+
+  @Test
   void aNonLoopbackListenerNeedsTlsOrAnExplicitInsecureSetting() throws Exception {
     ConfigException e =
         assertThrows(
