@@ -7,12 +7,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.sluice.core.config.AdminConfig.ConnectionLimits;
-import java.net.Inet6Address;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
+import io.sluice.core.net.ClientSource;
 import java.net.SocketAddress;
-import java.net.UnknownHostException;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -220,23 +216,8 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     return source(ch.remoteAddress());
   }
 
-  /**
-   * What {@code perSource} counts a client by: its IPv4 address, or the /64 of its IPv6 address (as
-   * the DNS listeners do), since one IPv6 host is usually given a whole /64 to pick addresses from.
-   */
+  /** What {@code perSource} counts a client by (see {@link ClientSource#key}). */
   static String source(SocketAddress remote) {
-    if (!(remote instanceof InetSocketAddress a) || a.getAddress() == null) {
-      return String.valueOf(remote);
-    }
-    if (!(a.getAddress() instanceof Inet6Address v6)) {
-      return a.getAddress().getHostAddress();
-    }
-    byte[] prefix = Arrays.copyOf(v6.getAddress(), 16);
-    Arrays.fill(prefix, 8, 16, (byte) 0);
-    try {
-      return InetAddress.getByAddress(prefix).getHostAddress() + "/64";
-    } catch (UnknownHostException e) {
-      throw new IllegalStateException("16 bytes are an IPv6 address", e);
-    }
+    return ClientSource.key(remote);
   }
 }

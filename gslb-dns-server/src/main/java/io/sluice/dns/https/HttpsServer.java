@@ -31,11 +31,11 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.core.config.Addresses;
 import io.sluice.core.config.HttpsConfig;
+import io.sluice.core.net.ClientSource;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.HttpsCloseReason;
 import io.sluice.core.spi.Ticker;
 import io.sluice.dns.response.Responder;
-import io.sluice.dns.server.ClientSource;
 import io.sluice.dns.server.InheritedSockets;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -244,7 +244,7 @@ public final class HttpsServer implements AutoCloseable {
     private final int max;
     private final int perSource;
     private final AtomicInteger open = new AtomicInteger();
-    private final ConcurrentHashMap<Object, Integer> bySource = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Integer> bySource = new ConcurrentHashMap<>();
     private final GslbMetrics metrics;
     // At most one log line a minute about connections refused by each cap.
     private final AtomicLong nextFullLog = new AtomicLong(System.nanoTime());
@@ -258,7 +258,7 @@ public final class HttpsServer implements AutoCloseable {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-      Object source = ClientSource.key(ctx.channel().remoteAddress());
+      String source = ClientSource.key(ctx.channel().remoteAddress());
       if (bySource.merge(source, 1, Integer::sum) > perSource) {
         release(source);
         metrics.httpsClosed(HttpsCloseReason.SOURCE_LIMIT);
@@ -293,7 +293,7 @@ public final class HttpsServer implements AutoCloseable {
       super.channelActive(ctx);
     }
 
-    private void release(Object source) {
+    private void release(String source) {
       bySource.computeIfPresent(source, (k, n) -> n <= 1 ? null : n - 1);
     }
 

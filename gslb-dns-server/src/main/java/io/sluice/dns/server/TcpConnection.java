@@ -26,7 +26,7 @@ final class TcpConnection {
   }
 
   final Channel channel;
-  final Object source;
+  final String source;
 
   /** Accept time, or the time the latest complete message was read: the start of the wait. */
   @SuppressWarnings("unused") // accessed through WAITING_SINCE
@@ -35,7 +35,7 @@ final class TcpConnection {
   /** Position in the table's list, or -1 once removed; accept thread only. */
   int slot = -1;
 
-  TcpConnection(Channel channel, Object source, long acceptedNanos) {
+  TcpConnection(Channel channel, String source, long acceptedNanos) {
     this.channel = channel;
     this.source = source;
     this.waitingSince = acceptedNanos;

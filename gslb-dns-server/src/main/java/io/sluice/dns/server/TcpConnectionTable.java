@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.EventExecutor;
+import io.sluice.core.net.ClientSource;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.spi.TcpCloseReason;
 import java.net.SocketAddress;
@@ -34,7 +35,7 @@ final class TcpConnectionTable extends ChannelInboundHandlerAdapter {
 
   // Accept thread only.
   private final List<TcpConnection> all = new ArrayList<>();
-  private final Map<Object, List<TcpConnection>> bySource = new HashMap<>();
+  private final Map<String, List<TcpConnection>> bySource = new HashMap<>();
 
   TcpConnectionTable(
       int maxConnections, int maxPerSource, AtomicInteger open, GslbMetrics metrics) {
@@ -136,7 +137,7 @@ final class TcpConnectionTable extends ChannelInboundHandlerAdapter {
   }
 
   /** The key a connection's source is limited by (see {@link ClientSource#key}). */
-  static Object source(SocketAddress remote) {
+  static String source(SocketAddress remote) {
     return ClientSource.key(remote);
   }
 }

@@ -7,8 +7,6 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.SOARecord;
@@ -118,20 +116,8 @@ final class MasterFile {
     return sha256().digest(content);
   }
 
-  /** The digest {@code task} computed, waiting for it. */
-  static byte[] digest(FutureTask<byte[]> task) {
-    try {
-      return task.get();
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("digest of a master file failed", e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while digesting a master file", e);
-    }
-  }
-
   /** A SHA-256 digest, which every Java runtime has. */
-  static MessageDigest sha256() {
+  private static MessageDigest sha256() {
     try {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {

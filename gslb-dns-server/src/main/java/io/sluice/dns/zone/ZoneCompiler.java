@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.FutureTask;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.xbill.DNS.AAAARecord;
@@ -189,17 +188,10 @@ public final class ZoneCompiler {
       }
       Zone served = previousZone();
       MasterFile before = served == null ? null : served.masterFile();
-      // The digest of exactly the bytes parsed. On a reload it decides whether to parse at all;
-      // on start it is only kept for the next reload, so it is computed beside the parse.
-      FutureTask<byte[]> digest = new FutureTask<>(() -> MasterFile.digest(text));
-      if (before != null) {
-        digest.run();
-      } else {
-        Thread t = new Thread(digest, "sluice-zone-digest");
-        t.setDaemon(true);
-        t.start();
-      }
-      if (before != null && before.readFrom(file, MasterFile.digest(digest), origin, zc.ttl())) {
+      // The digest of exactly the bytes parsed (about 20 ms for 25 MB): it decides whether a reload
+      // parses at all.
+      byte[] digest = MasterFile.digest(text);
+      if (before != null && before.readFrom(file, digest, origin, zc.ttl())) {
         // The same content: the records the served zone holds, shared, and no parse.
         for (Record r : before.records()) {
           add(r, FROM_FILE);
@@ -232,13 +224,7 @@ public final class ZoneCompiler {
       }
       if (failedAt == 0 && problems.list().size() == problemsBefore) {
         masterFile =
-            MasterFile.of(
-                file,
-                MasterFile.digest(digest),
-                origin,
-                zc.ttl(),
-                read.toArray(new Record[0]),
-                fileSoa);
+            MasterFile.of(file, digest, origin, zc.ttl(), read.toArray(new Record[0]), fileSoa);
       }
       if (failedAt > 0) {
         readOnAfterErrors(file, where, failedAt);
