@@ -5,7 +5,8 @@
 # gives it WARMUP (5) seconds of unrecorded load, then runs bench/dnsperf.sh for SECONDS (20) of
 # KIND (static) and prints QPS, lost queries, average latency, the server's CPU per answered query
 # (utime+stime from /proc, all threads) and how that CPU split over the DNS event loops
-# (threads named sluice-dns-*), with the load average. CLIENTS and OUTSTANDING pass to dnsperf.
+# (threads named sluice-dns-*: the native UDP loops, sluice-dns-udp-*, and the event loops),
+# with the load average. CLIENTS and OUTSTANDING pass to dnsperf.
 # Build the jar beforehand (mvn -B -q -DskipTests package).
 set -euo pipefail
 if [ $# -lt 2 ]; then
@@ -22,12 +23,13 @@ server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null || true' EXIT
 
 ticks() { "$bench/peers/cpu.py" tree "$1"; }
-# loop_ticks PID: "name=ticks" of every DNS event-loop thread of PID.
+# loop_ticks PID: "name@tid=ticks" of every DNS loop thread of PID (the kernel cuts names to 15
+# characters, so two native loops are both "sluice-dns-udp-": the thread ID tells them apart).
 loop_ticks() {
   local t
   for t in /proc/"$1"/task/*; do
-    if grep -q '^sluice-dns-[0-9]' "$t/comm" 2>/dev/null; then
-      awk -v n="$(cat "$t/comm")" '{sub(/^.*\) /, ""); print n "=" $12 + $13}' "$t/stat"
+    if grep -q '^sluice-dns-\([0-9]\|udp\)' "$t/comm" 2>/dev/null; then
+      awk -v n="$(cat "$t/comm")@${t##*/}" '{sub(/^.*\) /, ""); print n "=" $12 + $13}' "$t/stat"
     fi
   done | sort
 }

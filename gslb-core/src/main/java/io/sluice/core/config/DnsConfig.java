@@ -16,6 +16,7 @@ public record DnsConfig(
     Duration tcpIdleTimeout,
     Duration tcpMessageTimeout,
     Integer socketBufferBytes,
+    UdpLoop udpLoop,
     ChaosConfig chaos,
     String nsid,
     RrlConfig rrl,
@@ -33,6 +34,7 @@ public record DnsConfig(
     tcpIdleTimeout = tcpIdleTimeout == null ? Duration.ofSeconds(10) : tcpIdleTimeout;
     tcpMessageTimeout = tcpMessageTimeout == null ? Duration.ofSeconds(3) : tcpMessageTimeout;
     socketBufferBytes = socketBufferBytes == null ? 4 * 1024 * 1024 : socketBufferBytes;
+    udpLoop = udpLoop == null ? UdpLoop.NATIVE : udpLoop;
     chaos = chaos == null ? new ChaosConfig(null, null) : chaos;
     rrl = rrl == null ? RrlConfig.defaults() : rrl;
     cookies = cookies == null ? CookieConfig.defaults() : cookies;
@@ -41,7 +43,7 @@ public record DnsConfig(
 
   public static DnsConfig defaults() {
     return new DnsConfig(
-        null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+        null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   /** The same settings on another port (a command-line override). */
@@ -76,6 +78,7 @@ public record DnsConfig(
         tcpIdleTimeout,
         tcpMessageTimeout,
         socketBufferBytes,
+        udpLoop,
         chaos,
         newNsid,
         rrl,

@@ -24,6 +24,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.unix.UnixChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.core.config.DnsConfig;
+import io.sluice.core.config.UdpLoop;
 import io.sluice.core.spi.DnsSocketStats;
 import io.sluice.core.spi.GslbMetrics;
 import io.sluice.core.state.SnapshotStore;
@@ -37,8 +38,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,6 +83,9 @@ public final class DnsServer implements AutoCloseable {
   private final Responder responder;
   private final DnsConfig dns;
 
+  /** Threads of the native UDP loops; null when Netty reads the UDP sockets. */
+  private final ThreadFactory udpThreads;
+
   private DnsServer(
       EventLoopGroup group,
       EventLoopGroup acceptGroup,
@@ -91,6 +97,7 @@ public final class DnsServer implements AutoCloseable {
       UdpQueues udpQueues,
       Responder responder,
       DnsConfig dns,
+      ThreadFactory udpThreads,
       InheritedSockets.Held held) {
     this.group = group;
     this.acceptGroup = acceptGroup;
@@ -102,6 +109,7 @@ public final class DnsServer implements AutoCloseable {
     this.udpQueues = udpQueues;
     this.responder = responder;
     this.dns = dns;
+    this.udpThreads = udpThreads;
     this.held = held;
   }
 
@@ -151,6 +159,7 @@ public final class DnsServer implements AutoCloseable {
     TcpConnectionTable table =
         new TcpConnectionTable(
             dns.maxTcpConnections(), dns.maxTcpConnectionsPerSource(), tcpConnections, metrics);
+    ThreadFactory udpThreads = udpThreads(dns, epoll);
     try {
       UdpQueues queues = new UdpQueues();
       TcpChannelInitializer tcp =
@@ -168,8 +177,8 @@ public final class DnsServer implements AutoCloseable {
               epoll,
               threads,
               table,
-              responder,
-              queues,
+              () -> new UdpQueryHandler(responder, queues, udpThreads),
+              udpThreads != null,
               tcp,
               channels,
               inherited,
@@ -187,6 +196,7 @@ public final class DnsServer implements AutoCloseable {
           queues,
           responder,
           dns,
+          udpThreads,
           held);
     } catch (Exception e) {
       // Includes a bind's BindException, which Netty rethrows unchecked.
@@ -208,8 +218,8 @@ public final class DnsServer implements AutoCloseable {
       boolean epoll,
       int threads,
       TcpConnectionTable table,
-      Responder responder,
-      UdpQueues queues,
+      Supplier<UdpQueryHandler> udpHandlers,
+      boolean nativeUdp,
       TcpChannelInitializer tcp,
       List<Channel> channels,
       InheritedSockets inherited,
@@ -227,7 +237,7 @@ public final class DnsServer implements AutoCloseable {
           int sockets = !udpHanded.isEmpty() ? udpHanded.size() : epoll ? threads : 1;
           for (int i = 0; i < sockets; i++) {
             // A handler per socket: it keeps the socket's reply buffer.
-            UdpQueryHandler udp = new UdpQueryHandler(responder, queues);
+            UdpQueryHandler udp = udpHandlers.get();
             if (!udpHanded.isEmpty()) {
               InheritedSockets.Socket s = udpHanded.get(i);
               held.add(s.fd(), udpBootstrap(group, epoll, dns, udp, s.fd(), null)::register);
@@ -242,7 +252,10 @@ public final class DnsServer implements AutoCloseable {
                     .channel();
             port = ((InetSocketAddress) ch.localAddress()).getPort();
             channels.add(ch);
-            log.info("listening on udp {} ({})", ch.localAddress(), epoll ? "epoll" : "nio");
+            log.info(
+                "listening on udp {} ({})",
+                ch.localAddress(),
+                nativeUdp ? "native batch loop" : epoll ? "epoll" : "nio");
           }
           List<InheritedSockets.Socket> tcpHanded =
               inherited.claim(InheritedSockets.Kind.DNS_TCP, address, port);
@@ -358,6 +371,28 @@ public final class DnsServer implements AutoCloseable {
   /** The port every listener is bound to. */
   public int port() {
     return port;
+  }
+
+  /**
+   * The threads of the native UDP loops when {@code dns.udpLoop} asks for them and the library
+   * loads; null otherwise (Netty's event loops read UDP), with the reason logged.
+   */
+  private static ThreadFactory udpThreads(DnsConfig dns, boolean epoll) {
+    if (dns.udpLoop() != UdpLoop.NATIVE) {
+      return null;
+    }
+    if (!epoll || !NativeUdp.available()) {
+      log.info(
+          "native UDP loop unavailable ({}); Netty reads UDP",
+          epoll ? NativeUdp.unavailableReason() : "no epoll transport");
+      return null;
+    }
+    return new DefaultThreadFactory("sluice-dns-udp", true);
+  }
+
+  /** Whether the native UDP loops read the UDP listeners (dns.udpLoop: native, and it loads). */
+  public boolean nativeUdpLoop() {
+    return udpThreads != null;
   }
 
   /** Whether the native epoll transport is in use. */
@@ -504,7 +539,7 @@ public final class DnsServer implements AutoCloseable {
             group,
             epoll,
             dns,
-            new UdpQueryHandler(responder, new UdpQueues()),
+            new UdpQueryHandler(responder, new UdpQueues(), udpThreads),
             null,
             InetAddress.getLoopbackAddress())
         .bind(InetAddress.getLoopbackAddress(), 0)

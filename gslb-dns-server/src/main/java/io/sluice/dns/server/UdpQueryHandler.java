@@ -1,12 +1,15 @@
 package io.sluice.dns.server;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.DatagramPacket;
+import io.netty.channel.unix.UnixChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.dns.response.Responder;
 import io.sluice.dns.response.Transport;
+import java.util.concurrent.ThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,8 +18,12 @@ import org.slf4j.LoggerFactory;
  * the {@link Responder}, writes the reply, and flushes once per read batch; a reply the send queue
  * has no room for is dropped and counted ({@link UdpQueues}). Errors are logged and the socket
  * stays open. One per socket: it keeps that socket's reply buffer.
+ *
+ * <p>With a native loop ({@link NativeUdpLoop}) the channel is not read by Netty at all (auto-read
+ * off): this handler starts the loop on the channel's socket once the channel is active and stops
+ * it before the channel closes the socket.
  */
-final class UdpQueryHandler extends ChannelInboundHandlerAdapter {
+final class UdpQueryHandler extends ChannelDuplexHandler {
   private static final Logger log = LoggerFactory.getLogger(UdpQueryHandler.class);
 
   /** Replies are cut from direct buffers of this size, one allocation per few hundred replies. */
@@ -31,9 +38,56 @@ final class UdpQueryHandler extends ChannelInboundHandlerAdapter {
    */
   private ByteBuf replies;
 
-  UdpQueryHandler(Responder responder, UdpQueues queues) {
+  /** Threads for the native loop; null: Netty reads the socket. */
+  private final ThreadFactory nativeThreads;
+
+  private NativeUdpLoop loop;
+
+  UdpQueryHandler(Responder responder, UdpQueues queues, ThreadFactory nativeThreads) {
     this.responder = responder;
     this.queues = queues;
+    this.nativeThreads = nativeThreads;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    if (nativeThreads != null) {
+      // Before the channel is active, so Netty never asks epoll to read the socket.
+      ctx.channel().config().setAutoRead(false);
+    }
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    if (nativeThreads != null && loop == null && ctx.channel() instanceof UnixChannel unix) {
+      loop =
+          NativeUdpLoop.start(
+              unix.fd().intValue(),
+              responder,
+              queues,
+              String.valueOf(ctx.channel().localAddress()),
+              nativeThreads);
+    }
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+    stopLoop();
+    ctx.close(promise);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    stopLoop();
+    ctx.fireChannelInactive();
+  }
+
+  private void stopLoop() {
+    if (loop != null) {
+      loop.stop();
+      loop = null;
+    }
   }
 
   @Override
@@ -88,6 +142,7 @@ final class UdpQueryHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
+    stopLoop();
     if (replies != null) {
       replies.release();
       replies = null;

@@ -37,6 +37,11 @@ final class UdpQueues implements DnsSocketStats {
     sendDrops.increment();
   }
 
+  /** {@code n} replies were dropped because the kernel's send buffer stayed full. */
+  void sendDropped(int n) {
+    sendDrops.add(n);
+  }
+
   @Override
   public long sendQueueDrops() {
     return sendDrops.sum();

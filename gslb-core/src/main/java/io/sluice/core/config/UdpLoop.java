@@ -1,0 +1,28 @@
+package io.sluice.core.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** Which loop reads and answers the UDP listeners' datagrams ({@code dns.udpLoop}). */
+public enum UdpLoop {
+  /**
+   * The native batch loop (one recvmmsg, then one sendmmsg per batch) where its library is in the
+   * jar and loads; Netty's epoll loop otherwise.
+   */
+  @JsonProperty("native")
+  NATIVE("native"),
+  /** Always Netty's event loops. */
+  @JsonProperty("netty")
+  NETTY("netty");
+
+  private final String text;
+
+  UdpLoop(String text) {
+    this.text = text;
+  }
+
+  /** The spelling in the configuration. */
+  @Override
+  public String toString() {
+    return text;
+  }
+}

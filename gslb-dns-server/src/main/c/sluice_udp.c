@@ -1,0 +1,238 @@
+/*
+ * The native UDP loop of Sluice's DNS listeners (io.sluice.dns.server.NativeUdp): one batch of
+ * datagrams per recvmmsg(2), the answers to them in one sendmmsg(2). The Java side keeps the
+ * logic; this file only moves bytes between the socket and one memory block both sides share:
+ *
+ *   [in: slots * IN_BYTES][out: slots * OUT_BYTES, packed][meta: slots * META_BYTES]
+ *
+ * Meta of slot k (native byte order): in length @0, out length @4 (0: no answer), out offset @8,
+ * address family @12 (4 or 6), source port @16, source address @20 (4 or 16 bytes).
+ *
+ * The socket stays non-blocking: it may be shared with another process (a hand-over), and
+ * O_NONBLOCK belongs to the open file, not to this descriptor. An empty socket is waited on
+ * with poll(2), together with an eventfd that stop() writes.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <jni.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define META_BYTES 48
+
+struct batch {
+  int slots;
+  int in_bytes;
+  int out_bytes;
+  int wake;
+  size_t size;
+  char *mem;
+  char *in;
+  char *out;
+  char *meta;
+  struct mmsghdr *rx;
+  struct mmsghdr *tx;
+  struct iovec *rx_iov;
+  struct iovec *tx_iov;
+  struct sockaddr_storage *from;
+};
+
+static struct batch *of(jlong handle) { return (struct batch *)(intptr_t)handle; }
+
+/* Frees a batch, whole or partly made (what calloc gave is NULL or owned; wake -1 if absent). */
+static void free_batch(struct batch *b) {
+  if (b->wake >= 0) {
+    close(b->wake);
+  }
+  free(b->mem);
+  free(b->rx);
+  free(b->tx);
+  free(b->rx_iov);
+  free(b->tx_iov);
+  free(b->from);
+  free(b);
+}
+
+JNIEXPORT jlong JNICALL Java_io_sluice_dns_server_NativeUdp_create(
+    JNIEnv *env, jclass cls, jint slots, jint in_bytes, jint out_bytes) {
+  struct batch *b = calloc(1, sizeof *b);
+  if (b == NULL) {
+    return 0;
+  }
+  b->wake = -1;
+  b->slots = slots;
+  b->in_bytes = in_bytes;
+  b->out_bytes = out_bytes;
+  b->size = (size_t)slots * ((size_t)in_bytes + (size_t)out_bytes + META_BYTES);
+  b->mem = calloc(1, b->size);
+  b->rx = calloc(slots, sizeof *b->rx);
+  b->tx = calloc(slots, sizeof *b->tx);
+  b->rx_iov = calloc(slots, sizeof *b->rx_iov);
+  b->tx_iov = calloc(slots, sizeof *b->tx_iov);
+  b->from = calloc(slots, sizeof *b->from);
+  b->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (b->mem == NULL || b->rx == NULL || b->tx == NULL || b->rx_iov == NULL
+      || b->tx_iov == NULL || b->from == NULL || b->wake < 0) {
+    free_batch(b);
+    return 0;
+  }
+  b->in = b->mem;
+  b->out = b->in + (size_t)slots * in_bytes;
+  b->meta = b->out + (size_t)slots * out_bytes;
+  for (int k = 0; k < slots; k++) {
+    b->rx_iov[k].iov_base = b->in + (size_t)k * in_bytes;
+    b->rx_iov[k].iov_len = in_bytes;
+  }
+  return (jlong)(intptr_t)b;
+}
+
+JNIEXPORT jobject JNICALL Java_io_sluice_dns_server_NativeUdp_memory(
+    JNIEnv *env, jclass cls, jlong handle) {
+  struct batch *b = of(handle);
+  return (*env)->NewDirectByteBuffer(env, b->mem, (jlong)b->size);
+}
+
+/* Waits until the socket is readable or stop() was called; 0 to read on, 1 to stop. */
+static int wait_readable(struct batch *b, int fd, int timeout_millis) {
+  struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = b->wake, .events = POLLIN}};
+  int r = poll(p, 2, timeout_millis);
+  if (r > 0 && (p[1].revents & POLLIN)) {
+    return 1;
+  }
+  return 0;
+}
+
+/*
+ * Reads up to `slots` datagrams; returns how many (0: none before the timeout, or woken), or
+ * -errno. Waits only while the socket is empty.
+ */
+JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_receive(
+    JNIEnv *env, jclass cls, jlong handle, jint fd, jint timeout_millis) {
+  struct batch *b = of(handle);
+  for (int attempt = 0; attempt < 2; attempt++) {
+    for (int k = 0; k < b->slots; k++) {
+      struct msghdr *h = &b->rx[k].msg_hdr;
+      h->msg_name = &b->from[k];
+      h->msg_namelen = sizeof b->from[k];
+      h->msg_iov = &b->rx_iov[k];
+      h->msg_iovlen = 1;
+      h->msg_control = NULL;
+      h->msg_controllen = 0;
+      h->msg_flags = 0;
+    }
+    int n = recvmmsg(fd, b->rx, b->slots, MSG_DONTWAIT, NULL);
+    if (n > 0) {
+      for (int k = 0; k < n; k++) {
+        char *m = b->meta + (size_t)k * META_BYTES;
+        int32_t len = (int32_t)b->rx[k].msg_len;
+        int32_t zero = 0;
+        memcpy(m, &len, 4);
+        memcpy(m + 4, &zero, 4);
+        memcpy(m + 8, &zero, 4);
+        int32_t family = 0, port = 0;
+        struct sockaddr_storage *s = &b->from[k];
+        if (s->ss_family == AF_INET) {
+          struct sockaddr_in *a = (struct sockaddr_in *)s;
+          family = 4;
+          port = ntohs(a->sin_port);
+          memcpy(m + 20, &a->sin_addr, 4);
+        } else if (s->ss_family == AF_INET6) {
+          struct sockaddr_in6 *a = (struct sockaddr_in6 *)s;
+          family = 6;
+          port = ntohs(a->sin6_port);
+          memcpy(m + 20, &a->sin6_addr, 16);
+        }
+        memcpy(m + 12, &family, 4);
+        memcpy(m + 16, &port, 4);
+      }
+      return n;
+    }
+    if (n == 0) {
+      return 0;
+    }
+    if (errno == EINTR) {
+      return 0;
+    }
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      return -errno;
+    }
+    if (attempt == 0 && wait_readable(b, fd, timeout_millis)) {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+/*
+ * Sends the answers of the first `count` slots (those with an out length) to their senders;
+ * returns how many were not sent. A full send buffer is waited on once, briefly; a reply the
+ * kernel refuses for its address is skipped, like any lost datagram.
+ */
+JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_send(
+    JNIEnv *env, jclass cls, jlong handle, jint fd, jint count) {
+  struct batch *b = of(handle);
+  int m = 0;
+  for (int k = 0; k < count; k++) {
+    char *meta = b->meta + (size_t)k * META_BYTES;
+    int32_t len, off;
+    memcpy(&len, meta + 4, 4);
+    memcpy(&off, meta + 8, 4);
+    if (len <= 0 || off < 0 || (int64_t)off + len > (int64_t)b->slots * b->out_bytes) {
+      continue;
+    }
+    b->tx_iov[m].iov_base = b->out + off;
+    b->tx_iov[m].iov_len = len;
+    struct msghdr *h = &b->tx[m].msg_hdr;
+    memset(h, 0, sizeof *h);
+    h->msg_name = &b->from[k];
+    h->msg_namelen = b->rx[k].msg_hdr.msg_namelen;
+    h->msg_iov = &b->tx_iov[m];
+    h->msg_iovlen = 1;
+    m++;
+  }
+  int at = 0, lost = 0, waited = 0;
+  while (at < m) {
+    int n = sendmmsg(fd, b->tx + at, m - at, 0);
+    if (n > 0) {
+      at += n;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && !waited) {
+      struct pollfd p = {.fd = fd, .events = POLLOUT};
+      poll(&p, 1, 10);
+      waited = 1;
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EBADF
+                  || errno == ENOTSOCK)) {
+      return lost + (m - at);
+    }
+    at++;
+    lost++;
+  }
+  return lost;
+}
+
+JNIEXPORT void JNICALL Java_io_sluice_dns_server_NativeUdp_wake(
+    JNIEnv *env, jclass cls, jlong handle) {
+  uint64_t one = 1;
+  ssize_t r = write(of(handle)->wake, &one, sizeof one);
+  (void)r;
+}
+
+JNIEXPORT void JNICALL Java_io_sluice_dns_server_NativeUdp_destroy(
+    JNIEnv *env, jclass cls, jlong handle) {
+  struct batch *b = of(handle);
+  if (b != NULL) {
+    free_batch(b);
+  }
+}
