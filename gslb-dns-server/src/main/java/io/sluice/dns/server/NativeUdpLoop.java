@@ -128,7 +128,17 @@ final class NativeUdpLoop implements Runnable {
       }
       int at = 0;
       for (int k = 0; k < n; k++) {
-        at = answer(k, at);
+        try {
+          at = answer(k, at);
+        } catch (StackOverflowError | OutOfMemoryError e) {
+          // One query's failure must not end the socket's only reader: that query goes
+          // unanswered, like one the kernel dropped, and the loop reads on.
+          long now = System.nanoTime();
+          if (now - lastError > 10_000_000_000L) {
+            log.error("answering a UDP query on {} failed", name, e);
+            lastError = now;
+          }
+        }
       }
       int lost = NativeUdp.send(batch, fd, n);
       if (lost > 0) {
