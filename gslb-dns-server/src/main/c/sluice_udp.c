@@ -171,8 +171,9 @@ JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_receive(
 
 /*
  * Sends the answers of the first `count` slots (those with an out length) to their senders;
- * returns how many were not sent. A full send buffer is waited on once, briefly; a reply the
- * kernel refuses for its address is skipped, like any lost datagram.
+ * returns how many were dropped because the send buffer stayed full (it is waited on once,
+ * briefly). A reply the kernel refuses for its address (unreachable, filtered) is skipped, like
+ * any lost datagram, and not counted.
  */
 JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_send(
     JNIEnv *env, jclass cls, jlong handle, jint fd, jint count) {
@@ -217,7 +218,6 @@ JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_send(
       return lost + (m - at);
     }
     at++;
-    lost++;
   }
   return lost;
 }

@@ -86,7 +86,10 @@ final class NativeUdp {
    */
   static native int receive(long batch, int fd, int timeoutMillis);
 
-  /** Sends the replies of the first {@code count} slots; returns how many were not sent. */
+  /**
+   * Sends the replies of the first {@code count} slots; returns how many were dropped because the
+   * kernel's send buffer stayed full (a reply refused for its address is skipped, not counted).
+   */
   static native int send(long batch, int fd, int count);
 
   /** Makes a {@link #receive} waiting on an empty socket return now, and every later one. */

@@ -151,6 +151,9 @@ final class NativeUdpLoop implements Runnable {
   private int answer(int k, int at) {
     int meta = metaArea + k * NativeUdp.META_BYTES;
     int len = Math.min(mem.getInt(meta + NativeUdp.IN_LENGTH), IN_BYTES);
+    if (mem.getInt(meta + NativeUdp.PORT) == 0) {
+      return at; // no reply can reach source port 0: a forged source, dropped as gdnsd does
+    }
     InetAddress client = null;
     try {
       byte[] in = Scratch.get(len);
