@@ -14,6 +14,8 @@ def parse_log(path):
     except FileNotFoundError:
         return d
     m = re.search(r"Queries per second:\s+([\d.]+)", txt);          d["qps"] = float(m.group(1)) if m else None
+    m = re.search(r"Queries completed:\s+(\d+)", txt);             d["completed"] = int(m.group(1)) if m else None
+    m = re.search(r"Run time \(s\):\s+([\d.]+)", txt);             d["run_s"] = float(m.group(1)) if m else None
     m = re.search(r"Average Latency \(s\):\s+([\d.]+) \(min ([\d.]+), max ([\d.]+)\)", txt)
     if m: d["avg_ms"], d["max_ms"] = float(m.group(1)) * 1e3, float(m.group(3)) * 1e3
     m = re.search(r"Queries lost:\s+(\d+) \(([\d.]+)%\)", txt);    d["lost"] = f"{m.group(2)}%" if m else "?"
@@ -25,13 +27,22 @@ def load(dirpath):
     with open(os.path.join(dirpath, "runs.tsv")) as f:
         for r in csv.DictReader(f, delimiter="\t"):
             d = parse_log(os.path.join(dirpath, r["log"]))
+            # The window of the CPU figures is the whole dnsperf process, which after its run time
+            # waits up to its timeout (-t) for queries that were lost: a server that lost some sits
+            # idle in that tail. So the server's cores are taken over dnsperf's run time (the tail
+            # adds none of its ticks), and its CPU per query is its ticks over the queries it
+            # answered: a server is neither charged for answering every query nor credited for
+            # losing some. dnsperf keeps its core busy in the tail too, so it and the rest of the
+            # machine are taken over the whole window.
             wall = float(r["wall"]) or 1
-            srv = int(r["srv_ticks"]) / 100 / wall
+            span = d.get("run_s") or wall
+            srv_s = int(r["srv_ticks"]) / 100
+            srv = srv_s / span
             perf = (float(r["perf_user"]) + float(r["perf_sys"])) / wall
             busy = int(r["sys_busy"]) / max(1, int(r["sys_total"])) * NCPU
             d.update(variant=r["variant"], server=r["server"], kind=r["kind"], threads=r["threads"],
-                     srv_cpu=srv, perf_cpu=perf, other_cpu=max(0.0, busy - srv - perf),
-                     us_per_q=(srv / d["qps"] * 1e6) if d.get("qps") else None)
+                     srv_cpu=srv, perf_cpu=perf, other_cpu=max(0.0, busy - srv_s / wall - perf),
+                     us_per_q=(srv_s / d["completed"] * 1e6) if d.get("completed") else None)
             rows.append(d)
     return rows
 
@@ -62,7 +73,7 @@ def one(dirpath):
     for d in rows:
         print(f"| {d['variant']} (thr {d['threads']}) | {d['server']} | {KIND.get(d['kind'], d['kind'])} | {fmt(d.get('qps'))} | "
               f"{fmt(d.get('avg_ms'), '{:.3f}')} | {fmt(d.get('max_ms'), '{:.2f}')} | {d.get('lost', '?')} | "
-              f"{d['srv_cpu']:.2f}/{d['perf_cpu']:.2f}/{d['other_cpu']:.2f} | {fmt(d.get('us_per_q'), '{:.1f}')} | {d.get('rcodes', '?')} | {NOTE.get((d['server'], d['kind']), '')} |")
+              f"{d['srv_cpu']:.2f}/{d['perf_cpu']:.2f}/{d['other_cpu']:.2f} | {fmt(d.get('us_per_q'), '{:.2f}')} | {d.get('rcodes', '?')} | {NOTE.get((d['server'], d['kind']), '')} |")
     fo = os.path.join(dirpath, "failover.txt")
     if os.path.exists(fo):
         print("\nfailover:\n")
@@ -86,7 +97,7 @@ def spread(all_rows):
         sp = (max(q) - min(q)) / med * 100 if q and med else None
         print(f"| {k[0]} | {k[1]} | {KIND.get(k[2], k[2])} | {fmt(med)} | {' / '.join(fmt(x) for x in q)} | {fmt(sp, '{:.1f}%')} | "
               f"{' / '.join(fmt(d.get('avg_ms'), '{:.3f}') for d in ds)} | {' / '.join(fmt(d.get('max_ms'), '{:.2f}') for d in ds)} | "
-              f"{fmt(statistics.median([d['us_per_q'] for d in ds if d.get('us_per_q')] or [0]), '{:.1f}')} | {NOTE.get((k[1], k[2]), '')} |")
+              f"{fmt(statistics.median([d['us_per_q'] for d in ds if d.get('us_per_q')] or [0]), '{:.2f}')} | {NOTE.get((k[1], k[2]), '')} |")
 
 def headline(all_rows):
     """Compact table: medians over passes, both variants side by side."""
