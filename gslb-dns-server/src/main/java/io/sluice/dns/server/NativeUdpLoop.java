@@ -7,6 +7,7 @@ import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -121,6 +122,8 @@ final class NativeUdpLoop implements Runnable {
           log.warn("reading UDP socket {} failed: errno {}", name, -n);
           lastError = now;
         }
+        // A failure that repeats (out of kernel memory) must not spin a core.
+        LockSupport.parkNanos(1_000_000);
         continue;
       }
       if (n == 0) {
