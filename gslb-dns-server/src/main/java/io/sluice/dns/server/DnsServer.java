@@ -47,8 +47,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The DNS listeners: UDP and TCP on every configured address and one port. On Linux it uses the
- * native epoll transport with one SO_REUSEPORT datagram socket per event loop, so the kernel
- * spreads queries over the loops, and reads datagrams in batches (recvmmsg); elsewhere it falls
+ * native epoll transport with one SO_REUSEPORT datagram socket per thread, so the kernel spreads
+ * queries over the threads; each socket is read in batches (recvmmsg) by its {@link NativeUdpLoop}
+ * when the library loads ({@code dns.udpLoop: native}), else by an event loop. Elsewhere it falls
  * back to NIO with one datagram socket per address. With port 0 the first socket picks a free port
  * and every other socket binds the same one.
  */
