@@ -59,7 +59,12 @@ final class UdpQueryHandler extends ChannelDuplexHandler {
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
-    if (nativeThreads != null && loop == null && ctx.channel() instanceof UnixChannel unix) {
+    // Netty fires this just after the bind completes; a close may have come in between (a retried
+    // bind), and the descriptor number of a closed channel may already be another file's.
+    if (nativeThreads != null
+        && loop == null
+        && ctx.channel().isOpen()
+        && ctx.channel() instanceof UnixChannel unix) {
       loop =
           NativeUdpLoop.start(
               unix.fd().intValue(),

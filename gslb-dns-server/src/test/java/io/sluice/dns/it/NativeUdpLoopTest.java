@@ -165,8 +165,12 @@ class NativeUdpLoopTest {
     Set<Thread> ours;
     try (TestServer server = TestServer.start(TestZones.CONFIG)) {
       port = server.port();
-      ours = loopThreads();
-      ours.removeAll(before);
+      // Netty fires channelActive, which starts the loop, just after the bind completes.
+      long started = System.nanoTime() + 5_000_000_000L;
+      do {
+        ours = loopThreads();
+        ours.removeAll(before);
+      } while (ours.isEmpty() && System.nanoTime() < started && sleep(10));
       assertEquals(1, ours.size(), "one loop thread for the one UDP socket");
       assertEquals(Rcode.NOERROR, server.query(WWW, Type.A, false).getRcode());
     }
@@ -213,6 +217,11 @@ class NativeUdpLoopTest {
             ConfigException.class, () -> ConfigLoader.parse(yaml, "test.yaml", Path.of(".")));
     assertNotNull(e.getMessage());
     assertTrue(e.getMessage().contains("dns.udpLoop"), e.getMessage());
+  }
+
+  private static boolean sleep(long millis) throws InterruptedException {
+    Thread.sleep(millis);
+    return true;
   }
 
   private static Set<Thread> loopThreads() {
