@@ -24,7 +24,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* The meta block of a slot; NativeUdp names the same offsets. */
 #define META_BYTES 48
+#define IN_LENGTH 0
+#define OUT_LENGTH 4
+#define OUT_OFFSET 8
+#define FAMILY 12
+#define PORT 16
+#define ADDRESS 20
 
 struct batch {
   int slots;
@@ -132,24 +139,24 @@ JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_receive(
         char *m = b->meta + (size_t)k * META_BYTES;
         int32_t len = (int32_t)b->rx[k].msg_len;
         int32_t zero = 0;
-        memcpy(m, &len, 4);
-        memcpy(m + 4, &zero, 4);
-        memcpy(m + 8, &zero, 4);
+        memcpy(m + IN_LENGTH, &len, 4);
+        memcpy(m + OUT_LENGTH, &zero, 4);
+        memcpy(m + OUT_OFFSET, &zero, 4);
         int32_t family = 0, port = 0;
         struct sockaddr_storage *s = &b->from[k];
         if (s->ss_family == AF_INET) {
           struct sockaddr_in *a = (struct sockaddr_in *)s;
           family = 4;
           port = ntohs(a->sin_port);
-          memcpy(m + 20, &a->sin_addr, 4);
+          memcpy(m + ADDRESS, &a->sin_addr, 4);
         } else if (s->ss_family == AF_INET6) {
           struct sockaddr_in6 *a = (struct sockaddr_in6 *)s;
           family = 6;
           port = ntohs(a->sin6_port);
-          memcpy(m + 20, &a->sin6_addr, 16);
+          memcpy(m + ADDRESS, &a->sin6_addr, 16);
         }
-        memcpy(m + 12, &family, 4);
-        memcpy(m + 16, &port, 4);
+        memcpy(m + FAMILY, &family, 4);
+        memcpy(m + PORT, &port, 4);
       }
       return n;
     }
@@ -182,8 +189,8 @@ JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_send(
   for (int k = 0; k < count; k++) {
     char *meta = b->meta + (size_t)k * META_BYTES;
     int32_t len, off;
-    memcpy(&len, meta + 4, 4);
-    memcpy(&off, meta + 8, 4);
+    memcpy(&len, meta + OUT_LENGTH, 4);
+    memcpy(&off, meta + OUT_OFFSET, 4);
     if (len <= 0 || off < 0 || (int64_t)off + len > (int64_t)b->slots * b->out_bytes) {
       continue;
     }

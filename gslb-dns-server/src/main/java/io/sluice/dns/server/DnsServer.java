@@ -56,8 +56,11 @@ import org.slf4j.LoggerFactory;
 public final class DnsServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DnsServer.class);
 
-  /** Largest datagram read in a batch; bigger queries are not DNS a resolver would send. */
-  private static final int MAX_DATAGRAM = 4096;
+  /**
+   * Largest datagram read in a batch, by either UDP loop; bigger queries are not DNS a resolver
+   * would send.
+   */
+  static final int MAX_DATAGRAM = 4096;
 
   private static final int DATAGRAMS_PER_READ = 16;
 
@@ -178,8 +181,7 @@ public final class DnsServer implements AutoCloseable {
               epoll,
               threads,
               table,
-              () -> new UdpQueryHandler(responder, queues, udpThreads),
-              udpThreads != null,
+              () -> UdpQueryHandler.of(responder, queues, udpThreads),
               tcp,
               channels,
               inherited,
@@ -220,7 +222,6 @@ public final class DnsServer implements AutoCloseable {
       int threads,
       TcpConnectionTable table,
       Supplier<UdpQueryHandler> udpHandlers,
-      boolean nativeUdp,
       TcpChannelInitializer tcp,
       List<Channel> channels,
       InheritedSockets inherited,
@@ -256,7 +257,7 @@ public final class DnsServer implements AutoCloseable {
             log.info(
                 "listening on udp {} ({})",
                 ch.localAddress(),
-                nativeUdp ? "native batch loop" : epoll ? "epoll" : "nio");
+                udp.readsNatively() ? "native batch loop" : epoll ? "epoll" : "nio");
           }
           List<InheritedSockets.Socket> tcpHanded =
               inherited.claim(InheritedSockets.Kind.DNS_TCP, address, port);
@@ -540,7 +541,7 @@ public final class DnsServer implements AutoCloseable {
             group,
             epoll,
             dns,
-            new UdpQueryHandler(responder, new UdpQueues(), udpThreads),
+            UdpQueryHandler.of(responder, new UdpQueues(), udpThreads),
             null,
             InetAddress.getLoopbackAddress())
         .bind(InetAddress.getLoopbackAddress(), 0)

@@ -25,14 +25,16 @@ final class NativeUdpLoop implements Runnable {
   /** Datagrams per batch: about what arrives at a busy socket while one batch is answered. */
   static final int SLOTS = 32;
 
-  /** The largest query read whole; a longer datagram is cut there, as Netty's reader cut it. */
-  static final int IN_BYTES = 4096;
+  /** The largest query read whole; a longer datagram is cut there, as Netty's reader cuts it. */
+  static final int IN_BYTES = DnsServer.MAX_DATAGRAM;
 
   /** Reply room per slot; replies are packed, so this bounds a batch, not each reply's page. */
   static final int OUT_BYTES = 65536;
 
   /** How long a receive waits on an empty socket before it checks for a stop. */
   private static final int WAIT_MILLIS = 1000;
+
+  private static final long ERROR_LOG_NANOS = 10_000_000_000L;
 
   private static final int EBADF = 9;
   private static final int ENOTSOCK = 88;
@@ -48,10 +50,17 @@ final class NativeUdpLoop implements Runnable {
   private volatile boolean running = true;
   private Thread thread;
 
+  /** The query being answered, copied out of the batch: the responder reads a heap array. */
+  private final byte[] in = new byte[IN_BYTES];
+
   /** The last client's address, reused while the next query comes from the same one. */
   private final byte[] lastBytes = new byte[16];
 
   private int lastFamily;
+
+  /** When a failure was last logged; one line per 10 s at most, however often it repeats. */
+  private long lastErrorLogged = System.nanoTime() - ERROR_LOG_NANOS;
+
   private InetAddress lastClient;
 
   private NativeUdpLoop(int fd, Responder responder, UdpQueues queues, String name, long batch) {
@@ -107,7 +116,6 @@ final class NativeUdpLoop implements Runnable {
 
   @Override
   public void run() {
-    long lastError = 0;
     while (running) {
       int n = NativeUdp.receive(batch, fd, WAIT_MILLIS);
       if (n < 0) {
@@ -117,10 +125,8 @@ final class NativeUdpLoop implements Runnable {
           }
           return;
         }
-        long now = System.nanoTime();
-        if (now - lastError > 10_000_000_000L) {
+        if (timeToLog()) {
           log.warn("reading UDP socket {} failed: errno {}", name, -n);
-          lastError = now;
         }
         // A failure that repeats (out of kernel memory) must not spin a core.
         LockSupport.parkNanos(1_000_000);
@@ -136,10 +142,8 @@ final class NativeUdpLoop implements Runnable {
         } catch (StackOverflowError | OutOfMemoryError e) {
           // One query's failure must not end the socket's only reader: that query goes
           // unanswered, like one the kernel dropped, and the loop reads on.
-          long now = System.nanoTime();
-          if (now - lastError > 10_000_000_000L) {
+          if (timeToLog()) {
             log.error("answering a UDP query on {} failed", name, e);
-            lastError = now;
           }
         }
       }
@@ -159,7 +163,6 @@ final class NativeUdpLoop implements Runnable {
     }
     InetAddress client = null;
     try {
-      byte[] in = Scratch.get(len);
       mem.get(k * IN_BYTES, in, 0, len);
       client = client(meta);
       if (client == null) {
@@ -177,6 +180,15 @@ final class NativeUdpLoop implements Runnable {
       log.warn("failed to answer a UDP query from {}", client, e);
       return at;
     }
+  }
+
+  private boolean timeToLog() {
+    long now = System.nanoTime();
+    if (now - lastErrorLogged < ERROR_LOG_NANOS) {
+      return false;
+    }
+    lastErrorLogged = now;
+    return true;
   }
 
   /** The sender of the datagram whose meta block starts at {@code meta}; null: not IP. */

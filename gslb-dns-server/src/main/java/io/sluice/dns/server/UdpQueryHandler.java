@@ -43,15 +43,33 @@ final class UdpQueryHandler extends ChannelDuplexHandler {
 
   private NativeUdpLoop loop;
 
-  UdpQueryHandler(Responder responder, UdpQueues queues, ThreadFactory nativeThreads) {
+  private UdpQueryHandler(Responder responder, UdpQueues queues, ThreadFactory nativeThreads) {
     this.responder = responder;
     this.queues = queues;
     this.nativeThreads = nativeThreads;
   }
 
+  /** A handler that answers what Netty reads from the socket. */
+  static UdpQueryHandler netty(Responder responder, UdpQueues queues) {
+    return new UdpQueryHandler(responder, queues, null);
+  }
+
+  /**
+   * A handler that runs a {@link NativeUdpLoop} on a thread from {@code nativeThreads}; with null,
+   * {@link #netty}.
+   */
+  static UdpQueryHandler of(Responder responder, UdpQueues queues, ThreadFactory nativeThreads) {
+    return new UdpQueryHandler(responder, queues, nativeThreads);
+  }
+
+  /** Whether a native loop, not Netty, reads this handler's socket. */
+  boolean readsNatively() {
+    return nativeThreads != null;
+  }
+
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
-    if (nativeThreads != null) {
+    if (readsNatively()) {
       // Before the channel is active, so Netty never asks epoll to read the socket.
       ctx.channel().config().setAutoRead(false);
     }
@@ -61,7 +79,7 @@ final class UdpQueryHandler extends ChannelDuplexHandler {
   public void channelActive(ChannelHandlerContext ctx) {
     // Netty fires this just after the bind completes; a close may have come in between (a retried
     // bind), and the descriptor number of a closed channel may already be another file's.
-    if (nativeThreads != null
+    if (readsNatively()
         && loop == null
         && ctx.channel().isOpen()
         && ctx.channel() instanceof UnixChannel unix) {

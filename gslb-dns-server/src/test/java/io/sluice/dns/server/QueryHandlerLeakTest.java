@@ -67,7 +67,7 @@ class QueryHandlerLeakTest {
 
   @Test
   void udpHandlerReleasesQueriesAndAnswers() throws Exception {
-    EmbeddedChannel ch = new EmbeddedChannel(new UdpQueryHandler(responder, new UdpQueues(), null));
+    EmbeddedChannel ch = new EmbeddedChannel(UdpQueryHandler.netty(responder, new UdpQueues()));
     ByteBuf in = Unpooled.wrappedBuffer(query("www.example.test."));
     ch.writeInbound(new DatagramPacket(in, SERVER, CLIENT));
     assertEquals(0, in.refCnt(), "query released");
@@ -90,7 +90,7 @@ class QueryHandlerLeakTest {
 
   @Test
   void udpRepliesOutlastTheirReplyBufferAndAllAreReleased() throws Exception {
-    EmbeddedChannel ch = new EmbeddedChannel(new UdpQueryHandler(responder, new UdpQueues(), null));
+    EmbeddedChannel ch = new EmbeddedChannel(UdpQueryHandler.netty(responder, new UdpQueues()));
     byte[] q = query("www.example.test.");
     // Enough replies to fill several reply buffers; each stays readable until it is released.
     List<DatagramPacket> sent = new ArrayList<>();
@@ -120,7 +120,7 @@ class QueryHandlerLeakTest {
   @Test
   void udpReplyIsDroppedAndCountedWhileTheSendQueueIsFull() throws Exception {
     UdpQueues queues = new UdpQueues();
-    EmbeddedChannel ch = new EmbeddedChannel(new UdpQueryHandler(responder, queues, null));
+    EmbeddedChannel ch = new EmbeddedChannel(UdpQueryHandler.netty(responder, queues));
     ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(8, 16));
     // Replies the kernel has not taken yet, past the high-water mark.
     ByteBuf waiting = Unpooled.wrappedBuffer(new byte[64]);
