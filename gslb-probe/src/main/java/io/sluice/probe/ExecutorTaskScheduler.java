@@ -22,6 +22,13 @@ public final class ExecutorTaskScheduler implements TaskScheduler, AutoCloseable
             r -> {
               Thread t = new Thread(r, "sluice-probe");
               t.setDaemon(true);
+              // An Error outside any task (the worker's own queue wait running out of heap while a
+              // reload fills it) ends the thread; the executor starts another for the queued
+              // checks, so say so in the log instead of a bare stack trace on stderr.
+              t.setUncaughtExceptionHandler(
+                  (dead, e) ->
+                      LOG.error(
+                          "the probe thread ended ({}); a new one runs the queued checks", e));
               return t;
             });
     executor.setRemoveOnCancelPolicy(true);
@@ -46,12 +53,16 @@ public final class ExecutorTaskScheduler implements TaskScheduler, AutoCloseable
     }
   }
 
-  /** One failing task must not stop the probe thread's later tasks. */
+  /**
+   * One failing task must not stop the probe thread's later tasks, and must be heard of: the
+   * executor would keep a task's Error (out of heap during an oversized reload) in a future nobody
+   * reads.
+   */
   private static Runnable guard(Runnable task) {
     return () -> {
       try {
         task.run();
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
         LOG.error("probe task failed", e);
       }
     };

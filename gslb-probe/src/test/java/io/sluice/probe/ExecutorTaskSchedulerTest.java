@@ -1,0 +1,56 @@
+package io.sluice.probe;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.sluice.core.spi.Ticker;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The probe thread keeps running the checks after one of them fails, an Error included, and the
+ * failure is logged rather than kept in a future nobody reads.
+ */
+class ExecutorTaskSchedulerTest {
+  @Test
+  void checksRunOnAfterATaskFailsWithAnErrorAndTheFailureIsLogged() throws Exception {
+    Logger logger = (Logger) LoggerFactory.getLogger(ExecutorTaskScheduler.class);
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    logger.addAppender(logs);
+    try (ExecutorTaskScheduler ts = new ExecutorTaskScheduler(Ticker.SYSTEM)) {
+      ts.execute(
+          () -> {
+            throw new OutOfMemoryError("a reload filled the heap");
+          });
+      ts.execute(
+          () -> {
+            throw new IllegalStateException("a probe bug");
+          });
+      CountDownLatch later = new CountDownLatch(2);
+      ts.execute(later::countDown);
+      ts.schedule(later::countDown, TimeUnit.MILLISECONDS.toNanos(20));
+      assertTrue(later.await(5, TimeUnit.SECONDS), "later checks still run");
+    } finally {
+      logger.detachAppender(logs);
+    }
+    assertTrue(
+        logs.list.stream()
+            .anyMatch(
+                e ->
+                    e.getThrowableProxy() != null
+                        && e.getThrowableProxy().getMessage().equals("a reload filled the heap")),
+        "the Error is logged");
+    assertTrue(
+        logs.list.stream()
+            .anyMatch(
+                e ->
+                    e.getThrowableProxy() != null
+                        && e.getThrowableProxy().getMessage().equals("a probe bug")),
+        "the exception is logged");
+  }
+}
