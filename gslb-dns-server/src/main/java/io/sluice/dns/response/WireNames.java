@@ -72,16 +72,7 @@ final class WireNames<V> {
     return Zone.wireHash(b, off, len);
   }
 
-  static int lower(byte c) {
-    return c >= 'A' && c <= 'Z' ? c + 32 : c & 0xff;
-  }
-
   private static boolean sameName(byte[] key, byte[] b, int off) {
-    for (int i = 0; i < key.length; i++) {
-      if ((key[i] & 0xff) != lower(b[off + i])) {
-        return false;
-      }
-    }
-    return true;
+    return Zone.sameIgnoringCase(key, b, off);
   }
 }

@@ -1,6 +1,10 @@
 package io.sluice.dns.zone;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.AbstractSet;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -15,9 +19,20 @@ import org.xbill.DNS.Type;
  * and a look-up compares names only when their hashes match. The hash is its own: dnsjava's name
  * hash (h * 9 + byte) maps numbered names such as h10 and h09 to the same value, which put 1 M
  * generated names on 0.6 M hashes. Immutable once built.
+ *
+ * <p>A table of up to {@link #KEYED_LIMIT} names also keeps each name's canonical wire form beside
+ * it, so a look-up compares bytes without first copying the stored name out of its dnsjava form; a
+ * larger one (a zone of a million records) saves that memory and copies on a hit instead.
  */
 final class NodeTable {
+  /** The most names whose canonical wire forms a table keeps (about 50 bytes each). */
+  static final int KEYED_LIMIT = 1 << 16;
+
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
   private final ZoneNode[] slots;
+  private final byte[][] keys;
   private final int[] hashes;
   private final int mask;
   private final int shift;
@@ -47,6 +62,17 @@ final class NodeTable {
     this.size = b.size;
     this.wildcards = Map.copyOf(b.wildcards);
     this.hasDname = b.hasDname;
+    this.keys = size <= KEYED_LIMIT ? keysOf(slots) : null;
+  }
+
+  private static byte[][] keysOf(ZoneNode[] slots) {
+    byte[][] keys = new byte[slots.length][];
+    for (int i = 0; i < slots.length; i++) {
+      if (slots[i] != null) {
+        keys[i] = slots[i].name().toWireCanonical();
+      }
+    }
+    return keys;
   }
 
   /**
@@ -166,15 +192,53 @@ final class NodeTable {
 
   /**
    * The hash of {@code len} bytes of a wire-form name at {@code off}, ignoring ASCII letter case
-   * (length octets are below 64, so lower-casing leaves them alone): FNV-1a with a final mix, the
-   * hash the query parser computes over the question as it walks it.
+   * (length octets are below 64, so lower-casing leaves them alone), the hash the query parser
+   * computes over the question as it walks it. Eight bytes at a time, lower-cased together (see
+   * {@link #lower8}), each word multiplied in and folded, with a final mix: every query hashes its
+   * name once, and a byte at a time this was a fifth of the work of answering it.
    */
   static int hash(byte[] b, int off, int len) {
-    int h = 0x9e3779b9;
-    for (int i = off; i < off + len; i++) {
-      h = (h ^ lower(b[i])) * 0x01000193;
+    long h = 0x9E3779B97F4A7C15L ^ len;
+    int end = off + len;
+    int i = off;
+    for (; i + 8 <= end; i += 8) {
+      h = mixIn(h, lower8((long) LONGS.get(b, i)));
     }
-    return h ^ (h >>> 15);
+    int rest = end - i;
+    if (rest > 0) {
+      long w;
+      if (len >= 8) {
+        // The last eight bytes, shifted down past those already hashed (little-endian order).
+        w = (long) LONGS.get(b, end - 8) >>> ((8 - rest) << 3);
+      } else {
+        w = 0;
+        for (int k = 0; k < rest; k++) {
+          w |= (long) (b[i + k] & 0xff) << (k << 3);
+        }
+      }
+      h = mixIn(h, lower8(w));
+    }
+    h ^= h >>> 31;
+    h *= 0x94D049BB133111EBL;
+    h ^= h >>> 29;
+    return (int) (h ^ (h >>> 32));
+  }
+
+  private static long mixIn(long h, long word) {
+    long x = (h ^ word) * 0x9E3779B97F4A7C15L;
+    return x ^ (x >>> 32);
+  }
+
+  /**
+   * The eight bytes of {@code x} with the ASCII capitals 'A' to 'Z' turned to lower case and every
+   * other byte value left as it is. Per byte, with its top bit cleared: adding 0x3F carries into
+   * the top bit from 0x41 ('A') up, adding 0x25 from 0x5B (past 'Z'); no sum leaves its byte.
+   */
+  static long lower8(long x) {
+    long high = x & 0x8080808080808080L;
+    long low7 = x & 0x7F7F7F7F7F7F7F7FL;
+    long upper = (low7 + 0x3F3F3F3F3F3F3F3FL) & ~(low7 + 0x2525252525252525L) & ~high;
+    return x | ((upper & 0x8080808080808080L) >>> 2);
   }
 
   static int lower(byte c) {
@@ -198,15 +262,25 @@ final class NodeTable {
       if (n == null) {
         return null;
       }
-      if (hashes[i] == h && sameName(n.name().toWireCanonical(), b, off, len)) {
+      if (hashes[i] == h
+          && sameName(keys != null ? keys[i] : n.name().toWireCanonical(), b, off, len)) {
         return n;
       }
     }
   }
 
   private static boolean sameName(byte[] key, byte[] b, int off, int len) {
-    if (key.length != len) {
-      return false;
+    return key.length == len && sameIgnoringCase(key, b, off);
+  }
+
+  /**
+   * Whether the {@code key.length} bytes at {@code off} in {@code b} are {@code key} (canonical, so
+   * lower case) in any letter case. Most questions come in lower case: one vectorised compare.
+   */
+  static boolean sameIgnoringCase(byte[] key, byte[] b, int off) {
+    int len = key.length;
+    if (Arrays.equals(key, 0, len, b, off, off + len)) {
+      return true;
     }
     for (int i = 0; i < len; i++) {
       if ((key[i] & 0xff) != lower(b[off + i])) {

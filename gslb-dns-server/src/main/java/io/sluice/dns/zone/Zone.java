@@ -148,7 +148,7 @@ public final class Zone {
   boolean contains(byte[] b, int off, int len) {
     int end = off + len;
     for (int p = off; p < end; p += (b[p] & 0xff) + 1) {
-      if (end - p == originWire.length && sameIgnoringCase(b, p, originWire)) {
+      if (end - p == originWire.length && sameIgnoringCase(originWire, b, p)) {
         return true;
       }
       if (b[p] == 0) {
@@ -158,13 +158,12 @@ public final class Zone {
     return false;
   }
 
-  private static boolean sameIgnoringCase(byte[] b, int off, byte[] lower) {
-    for (int i = 0; i < lower.length; i++) {
-      if ((lower[i] & 0xff) != NodeTable.lower(b[off + i])) {
-        return false;
-      }
-    }
-    return true;
+  /**
+   * Whether the bytes at {@code off} in {@code b} are the canonical (lower-case) wire-form name
+   * {@code canonical} in any letter case; the caller knows that many bytes are there.
+   */
+  public static boolean sameIgnoringCase(byte[] canonical, byte[] b, int off) {
+    return NodeTable.sameIgnoringCase(canonical, b, off);
   }
 
   /** The node of exactly {@code name} (no wildcard), or null when the zone has no such name. */
