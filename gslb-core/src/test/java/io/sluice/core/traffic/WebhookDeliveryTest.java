@@ -368,4 +368,26 @@ class WebhookDeliveryTest {
       assertEquals(before, receiver.requests().size(), "a removed webhook gets nothing more");
     }
   }
+
+  @Test
+  void aServerWithoutWebhooksWakesForOneAddedByAReload() throws Exception {
+    try (TrafficFixture f = fixture();
+        Webhooks hooks =
+            start(
+                f,
+                new NotificationsConfig(List.of(), 100, Duration.ofSeconds(8)),
+                DiskWrites.DIRECT)) {
+      f.allUp();
+      // With nothing to send to, the delivery thread waits (up to a minute) instead of polling.
+      Thread.sleep(200);
+      hooks.configure(notifications(Duration.ofSeconds(2)), dir);
+      f.controller().freeze(ALICE, null, true, "after the first webhook", null);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (receiver.accepted().isEmpty()) {
+        assertTrue(System.nanoTime() < deadline, "the reload woke the delivery thread");
+        Thread.sleep(25);
+      }
+      assertEquals("freeze", receiver.accepted().get(0).type());
+    }
+  }
 }
