@@ -126,9 +126,13 @@ public record ServiceConfig(
     return List.copyOf(out);
   }
 
-  /** The absolute, lower-case owner name of this service in zone {@code origin}. */
+  /**
+   * The absolute, lower-case owner name of this service in zone {@code origin}. Interned: the zone
+   * node, the policy planner and the meters each key the service by it, and on the query path a map
+   * look-up that meets the same instance compares no characters.
+   */
   public String fqdn(String origin) {
-    return DomainNames.absolute(name, origin);
+    return DomainNames.absolute(name, origin).intern();
   }
 
   void validate(String path, String origin, SluiceConfig root, Problems p) {

@@ -15,15 +15,29 @@ public final class ConfigArtifacts {
   /** No artifacts: a snapshot built by hand (tests, tools) whose readers compile on their own. */
   public static final ConfigArtifacts EMPTY = new ConfigArtifacts(Map.of());
 
-  private final Map<Class<?>, Object> parts;
+  // A handful of types, read on every query: a scan of two short arrays by identity costs less
+  // than a hash map's probe (the class's identity hash and a modulo).
+  private final Class<?>[] types;
+  private final Object[] parts;
 
   private ConfigArtifacts(Map<Class<?>, Object> parts) {
-    this.parts = parts;
+    this.types = new Class<?>[parts.size()];
+    this.parts = new Object[parts.size()];
+    int i = 0;
+    for (Map.Entry<Class<?>, Object> e : parts.entrySet()) {
+      types[i] = e.getKey();
+      this.parts[i++] = e.getValue();
+    }
   }
 
   /** The artifact of {@code type}, or null when none was built. */
   public <T> T get(Class<T> type) {
-    return type.cast(parts.get(type));
+    for (int i = 0; i < types.length; i++) {
+      if (types[i] == type) {
+        return type.cast(parts[i]);
+      }
+    }
+    return null;
   }
 
   /** A builder, filled by the {@link ConfigCompiler}s of one reload. */
@@ -48,7 +62,7 @@ public final class ConfigArtifacts {
 
     /** The artifacts added so far, as an immutable set. */
     public ConfigArtifacts build() {
-      return new ConfigArtifacts(Map.copyOf(parts));
+      return new ConfigArtifacts(parts);
     }
   }
 }
