@@ -90,6 +90,11 @@ final class UdpQueryHandler extends ChannelDuplexHandler {
               queues,
               String.valueOf(ctx.channel().localAddress()),
               nativeThreads);
+      // Registered with Netty's epoll, the socket keeps an epoll entry on its wait queue even
+      // with no event asked for: the kernel then walks it, under two IRQ-saving locks, for every
+      // datagram sent (the sent buffer's release wakes writers) and every one that arrives.
+      // Deregistered, the socket is the loop's alone; the channel still owns and closes it.
+      ctx.channel().deregister();
     }
     ctx.fireChannelActive();
   }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.netty.channel.epoll.Epoll;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigLoader;
+import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.Inet6Address;
@@ -17,6 +18,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketTimeoutException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -217,6 +220,75 @@ class NativeUdpLoopTest {
             ConfigException.class, () -> ConfigLoader.parse(yaml, "test.yaml", Path.of(".")));
     assertNotNull(e.getMessage());
     assertTrue(e.getMessage().contains("dns.udpLoop"), e.getMessage());
+  }
+
+  @Test
+  void theLoopsSocketsAreOutOfNettysEpollSet() throws Exception {
+    try (TestServer server = TestServer.start(TestZones.CONFIG)) {
+      Set<Integer> sockets = udpSockets(server.port());
+      assertFalse(sockets.isEmpty(), "the server's UDP sockets are in /proc");
+      // An epoll entry on the socket would cost the kernel a callback per datagram in and out.
+      Set<Integer> watched = epollTargets();
+      for (int fd : sockets) {
+        assertFalse(watched.contains(fd), "fd " + fd + " is still in an epoll set " + watched);
+      }
+      assertEquals(Rcode.NOERROR, server.query(WWW, Type.A, false).getRcode());
+    }
+    // The same look finds them under Netty's loop, which reads them through epoll.
+    String yaml = TestZones.CONFIG.replace("threads: 1", "threads: 1\n  udpLoop: netty");
+    try (TestServer server = TestServer.start(yaml)) {
+      Set<Integer> sockets = udpSockets(server.port());
+      assertFalse(sockets.isEmpty());
+      assertTrue(epollTargets().containsAll(sockets), sockets + " in " + epollTargets());
+    }
+  }
+
+  /** This process's descriptors of the UDP sockets bound to {@code port}. */
+  private static Set<Integer> udpSockets(int port) throws Exception {
+    Set<String> inodes = new HashSet<>();
+    String local = String.format(":%04X", port);
+    for (String table : List.of("/proc/net/udp", "/proc/net/udp6")) {
+      for (String line : Files.readAllLines(Path.of(table))) {
+        String[] f = line.trim().split("\\s+");
+        if (f.length > 9 && f[1].endsWith(local)) {
+          inodes.add(f[9]);
+        }
+      }
+    }
+    Set<Integer> fds = new HashSet<>();
+    try (DirectoryStream<Path> dir = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
+      for (Path fd : dir) {
+        try {
+          String target = Files.readSymbolicLink(fd).toString();
+          if (target.startsWith("socket:[")
+              && inodes.contains(target.substring(8, target.length() - 1))) {
+            fds.add(Integer.parseInt(fd.getFileName().toString()));
+          }
+        } catch (IOException e) {
+          // closed meanwhile
+        }
+      }
+    }
+    return fds;
+  }
+
+  /** The descriptors registered in any epoll instance of this process ("tfd:" in fdinfo). */
+  private static Set<Integer> epollTargets() throws Exception {
+    Set<Integer> out = new HashSet<>();
+    try (DirectoryStream<Path> dir = Files.newDirectoryStream(Path.of("/proc/self/fdinfo"))) {
+      for (Path info : dir) {
+        try {
+          for (String line : Files.readAllLines(info)) {
+            if (line.startsWith("tfd:")) {
+              out.add(Integer.parseInt(line.substring(4).trim().split("\\s+")[0]));
+            }
+          }
+        } catch (IOException e) {
+          // closed meanwhile
+        }
+      }
+    }
+    return out;
   }
 
   private static boolean sleep(long millis) throws InterruptedException {
