@@ -194,7 +194,17 @@ public final class Responder {
    * null when the query must be dropped.
    */
   public byte[] respond(byte[] in, int len, InetAddress client, Transport transport) {
-    long start = System.nanoTime();
+    return respond(in, len, client, transport, null);
+  }
+
+  /**
+   * As {@link #respond(byte[], int, InetAddress, Transport)}, timed from {@code clock} (when the
+   * caller's previous answer was ready, or its batch began) instead of a new clock read; leaves the
+   * time this answer was ready in {@code clock}. With null, reads the clock at the start.
+   */
+  public byte[] respond(
+      byte[] in, int len, InetAddress client, Transport transport, QueryClock clock) {
+    long start = clock == null ? System.nanoTime() : clock.nanos;
     // The one read of shared state per query: zone data and policy state come from this snapshot.
     Snapshot snapshot = store == null ? null : store.current();
     ServedZones s = zonesOf(snapshot);
@@ -204,12 +214,16 @@ public final class Responder {
       if (dnstap != null) {
         dnstap.offer(in, len, null, client, transport == Transport.TCP);
       }
+      long end = System.nanoTime();
+      if (clock != null) {
+        clock.nanos = end;
+      }
       metrics.dnsQuery(
           "",
           DnsQueryLabels.NO_QUESTION,
           DnsQueryLabels.DROPPED,
           transport == Transport.TCP,
-          System.nanoTime() - start);
+          end - start);
       return null;
     }
     ResponderSettings settings = s.settings;
@@ -230,6 +244,9 @@ public final class Responder {
       out = rateLimit.apply(settings, q, in, out, rcode, client, ip);
     }
     long end = System.nanoTime();
+    if (clock != null) {
+      clock.nanos = end;
+    }
     metrics.dnsQuery(
         q.zone == null ? "" : q.zone.originText(),
         q.hasQuestion() ? q.qtype : DnsQueryLabels.NO_QUESTION,

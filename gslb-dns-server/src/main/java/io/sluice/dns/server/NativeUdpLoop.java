@@ -1,5 +1,6 @@
 package io.sluice.dns.server;
 
+import io.sluice.dns.response.QueryClock;
 import io.sluice.dns.response.Responder;
 import io.sluice.dns.response.Transport;
 import java.net.InetAddress;
@@ -52,6 +53,9 @@ final class NativeUdpLoop implements Runnable {
 
   /** The query being answered, copied out of the batch: the responder reads a heap array. */
   private final byte[] in = new byte[IN_BYTES];
+
+  /** The request-duration clock handed from one answer of a batch to the next. */
+  private final QueryClock clock = new QueryClock();
 
   /** The last client's address, reused while the next query comes from the same one. */
   private final byte[] lastBytes = new byte[16];
@@ -136,12 +140,14 @@ final class NativeUdpLoop implements Runnable {
         continue;
       }
       int at = 0;
+      clock.start();
       for (int k = 0; k < n; k++) {
         try {
           at = answer(k, at);
         } catch (StackOverflowError | OutOfMemoryError e) {
           // One query's failure must not end the socket's only reader: that query goes
           // unanswered, like one the kernel dropped, and the loop reads on.
+          clock.start();
           if (timeToLog()) {
             log.error("answering a UDP query on {} failed", name, e);
           }
@@ -168,7 +174,7 @@ final class NativeUdpLoop implements Runnable {
       if (client == null) {
         return at;
       }
-      byte[] out = responder.respond(in, len, client, Transport.UDP);
+      byte[] out = responder.respond(in, len, client, Transport.UDP, clock);
       if (out == null || out.length > OUT_BYTES) {
         return at;
       }
@@ -177,6 +183,7 @@ final class NativeUdpLoop implements Runnable {
       mem.putInt(meta + NativeUdp.OUT_LENGTH, out.length);
       return at + out.length;
     } catch (RuntimeException e) {
+      clock.start(); // the failed query's time is not the next one's
       log.warn("failed to answer a UDP query from {}", client, e);
       return at;
     }

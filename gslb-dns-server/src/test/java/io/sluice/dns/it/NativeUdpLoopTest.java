@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.channel.epoll.Epoll;
+import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigLoader;
 import java.io.IOException;
@@ -220,6 +221,35 @@ class NativeUdpLoopTest {
             ConfigException.class, () -> ConfigLoader.parse(yaml, "test.yaml", Path.of(".")));
     assertNotNull(e.getMessage());
     assertTrue(e.getMessage().contains("dns.udpLoop"), e.getMessage());
+  }
+
+  @Test
+  void everyQueryOfABatchIsTimedOnce() throws Exception {
+    try (PrometheusMetrics prometheus = new PrometheusMetrics();
+        TestServer server = TestServer.start(TestZones.CONFIG, Path.of("."), prometheus.gslb())) {
+      long began = System.nanoTime();
+      int answered = burst(server.port(), 0, 300);
+      double wall = (System.nanoTime() - began) / 1e9;
+      assertEquals(300, answered);
+      String text = prometheus.scrape();
+      // Each answer is timed from the one before it in its batch: one loop thread's durations do
+      // not overlap, so together they fit in the burst's wall time, and none is negative.
+      double count = sample(text, "sluice_dns_request_duration_seconds_count{transport=\"udp\"}");
+      double sum = sample(text, "sluice_dns_request_duration_seconds_sum{transport=\"udp\"}");
+      double max = sample(text, "sluice_dns_request_duration_seconds_max{transport=\"udp\"}");
+      assertEquals(300, count, text);
+      assertTrue(sum > 0 && sum < wall, "sum " + sum + " s over a burst of " + wall + " s");
+      assertTrue(max > 0 && max < wall, "max " + max + " s over a burst of " + wall + " s");
+    }
+  }
+
+  private static double sample(String text, String series) {
+    for (String line : text.split("\n")) {
+      if (line.startsWith(series + " ")) {
+        return Double.parseDouble(line.substring(series.length() + 1).trim());
+      }
+    }
+    throw new AssertionError(series + " not in the scrape:\n" + text);
   }
 
   @Test
