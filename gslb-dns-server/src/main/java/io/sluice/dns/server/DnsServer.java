@@ -21,6 +21,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.unix.IntegerUnixChannelOption;
 import io.netty.channel.unix.UnixChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.sluice.core.config.DnsConfig;
@@ -296,6 +297,15 @@ public final class DnsServer implements AutoCloseable {
    * A UDP bootstrap; with {@code fd} it registers that bound socket instead of creating one, else
    * it creates a socket of the family of {@code address}, the address it will be bound to.
    */
+  /** Linux's IP_MTU_DISCOVER and IPV6_MTU_DISCOVER, and their IP_PMTUDISC_OMIT value. */
+  static final IntegerUnixChannelOption IP_MTU_DISCOVER =
+      new IntegerUnixChannelOption("IP_MTU_DISCOVER", 0, 10);
+
+  static final IntegerUnixChannelOption IPV6_MTU_DISCOVER =
+      new IntegerUnixChannelOption("IPV6_MTU_DISCOVER", 41, 23);
+
+  static final int PMTUDISC_OMIT = 5;
+
   private static Bootstrap udpBootstrap(
       EventLoopGroup group,
       boolean epoll,
@@ -325,6 +335,14 @@ public final class DnsServer implements AutoCloseable {
       b.channel(NioDatagramChannel.class);
     }
     if (epoll) {
+      // No path MTU discovery for replies, as gdnsd does: a forged ICMP "fragmentation needed"
+      // cannot make the node fragment its answers (a way to splice forged fragments into them),
+      // and the kernel skips the per-reply path MTU look-up. Answers fit the minimum IPv6 MTU by
+      // default (dns.udpPayloadSize 1232). A handed-over socket keeps what its first owner set.
+      b.option(IP_MTU_DISCOVER, PMTUDISC_OMIT);
+      if (fd == null && !(address instanceof Inet4Address)) {
+        b.option(IPV6_MTU_DISCOVER, PMTUDISC_OMIT);
+      }
       b.option(EpollChannelOption.SO_REUSEPORT, true)
           .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)
           .option(
