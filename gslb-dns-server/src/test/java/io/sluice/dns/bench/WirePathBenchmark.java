@@ -45,9 +45,11 @@ import org.xbill.DNS.Type;
  * planner's answer accounting are in the figure. Kinds as in the peer harness: {@code static},
  * {@code www} (weighted), {@code geo} (one ECS subnet), {@code geo-subnets} (1024 ECS subnets in
  * turn, so no cache of one subnet's answer does the work) and {@code mix} (static, services, other
- * types and NXDOMAIN names) and {@code nx} (one NXDOMAIN name, the path of every name without
- * static answers of its own). Run with {@code bench/jmh.sh WirePathBenchmark -prof gc}: its {@code
- * gc.alloc.rate.norm} (bytes per query) is the load-robust figure.
+ * types and NXDOMAIN names), {@code nx} (one NXDOMAIN name, the path of every name without static
+ * answers of its own) and {@code nx-random} (65,536 names that do not exist, in turn: a
+ * random-subdomain flood, where no cached negative answer is hit). Run with {@code bench/jmh.sh
+ * WirePathBenchmark -prof gc}: its {@code gc.alloc.rate.norm} (bytes per query) is the load-robust
+ * figure.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -56,7 +58,7 @@ import org.xbill.DNS.Type;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class WirePathBenchmark {
-  @Param({"static", "www", "geo", "geo-subnets", "mix", "nx"})
+  @Param({"static", "www", "geo", "geo-subnets", "mix", "nx", "nx-random"})
   public String kind;
 
   private PrometheusMetrics metrics;
@@ -126,6 +128,18 @@ public class WirePathBenchmark {
         }
       }
       case "nx" -> out.add(query("nx1.example.test.", Type.A, null));
+      case "nx-random" -> {
+        // 65,536 names that do not exist, each asked once per round: a random-subdomain flood,
+        // where no cached negative answer is ever hit.
+        Random random = new Random(3);
+        for (int i = 0; i < 65536; i++) {
+          out.add(
+              query(
+                  "r" + Integer.toUnsignedString(random.nextInt()) + ".example.test.",
+                  Type.A,
+                  null));
+        }
+      }
       default -> throw new IllegalArgumentException(kind);
     }
     return out.toArray(new byte[0][]);
