@@ -38,19 +38,16 @@ class ExecutorTaskSchedulerTest {
     } finally {
       logger.detachAppender(logs);
     }
-    assertTrue(
-        logs.list.stream()
-            .anyMatch(
-                e ->
-                    e.getThrowableProxy() != null
-                        && e.getThrowableProxy().getMessage().equals("a reload filled the heap")),
-        "the Error is logged");
-    assertTrue(
-        logs.list.stream()
-            .anyMatch(
-                e ->
-                    e.getThrowableProxy() != null
-                        && e.getThrowableProxy().getMessage().equals("a probe bug")),
-        "the exception is logged");
+    assertTrue(logged(logs, "a reload filled the heap"), "the Error is logged");
+    assertTrue(logged(logs, "a probe bug"), "the exception is logged");
+  }
+
+  /** Whether an event carrying a throwable with {@code message} was logged. */
+  private static boolean logged(ListAppender<ILoggingEvent> logs, String message) {
+    return logs.list.stream()
+        .anyMatch(
+            e ->
+                e.getThrowableProxy() != null
+                    && e.getThrowableProxy().getMessage().equals(message));
   }
 }

@@ -197,6 +197,15 @@ public final class Responder {
     return respond(in, len, client, transport, null);
   }
 
+  /** Now, left in {@code clock} (when given) as the next query's start. */
+  private static long ended(QueryClock clock) {
+    long end = System.nanoTime();
+    if (clock != null) {
+      clock.nanos = end;
+    }
+    return end;
+  }
+
   /**
    * As {@link #respond(byte[], int, InetAddress, Transport)}, timed from {@code clock} (when the
    * caller's previous answer was ready, or its batch began) instead of a new clock read; leaves the
@@ -214,10 +223,7 @@ public final class Responder {
       if (dnstap != null) {
         dnstap.offer(in, len, null, client, transport == Transport.TCP);
       }
-      long end = System.nanoTime();
-      if (clock != null) {
-        clock.nanos = end;
-      }
+      long end = ended(clock);
       metrics.dnsQuery(
           "",
           DnsQueryLabels.NO_QUESTION,
@@ -243,10 +249,7 @@ public final class Responder {
     if (transport == Transport.UDP && settings.rateLimits().enabled && !q.cookieValid) {
       out = rateLimit.apply(settings, q, in, out, rcode, client, ip);
     }
-    long end = System.nanoTime();
-    if (clock != null) {
-      clock.nanos = end;
-    }
+    long end = ended(clock);
     metrics.dnsQuery(
         q.zone == null ? "" : q.zone.originText(),
         q.hasQuestion() ? q.qtype : DnsQueryLabels.NO_QUESTION,

@@ -51,7 +51,7 @@ final class WireNames<V> {
       if (key == null) {
         return null;
       }
-      if (hashes[i] == hash && key.length == len && sameName(key, b, off)) {
+      if (hashes[i] == hash && key.length == len && Zone.sameIgnoringCase(key, b, off)) {
         return (V) values[i];
       }
     }
@@ -70,9 +70,5 @@ final class WireNames<V> {
   static int hash(byte[] b, int off, int len) {
     // One hash for this table, the caches and the zones' node tables: the parser computes it once.
     return Zone.wireHash(b, off, len);
-  }
-
-  private static boolean sameName(byte[] key, byte[] b, int off) {
-    return Zone.sameIgnoringCase(key, b, off);
   }
 }

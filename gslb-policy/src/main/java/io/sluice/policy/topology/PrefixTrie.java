@@ -62,13 +62,7 @@ public final class PrefixTrie {
    */
   public long find(byte[] address) {
     long start = jump[address[0] & 0xff];
-    int node = (int) start;
-    int depth = (int) (start >>> 32);
-    while (left[node] != LEAF) {
-      node = bit(address, depth) == 0 ? left[node] : right[node];
-      depth++;
-    }
-    return ((long) depth << 32) | (values[node] & 0xffffffffL);
+    return leafFrom(address, (int) start, (int) (start >>> 32));
   }
 
   /**
@@ -84,22 +78,23 @@ public final class PrefixTrie {
     // at every node above it too, and the walk goes on from there.
     long start = jump[address[0] & 0xff];
     int node = (int) start;
-    int depth = (int) (start >>> 32);
-    if ((masks[node] & ~regionClass) == 0) {
-      node = 0;
-      depth = 0;
-    }
-    while ((masks[node] & ~regionClass) != 0 && left[node] != LEAF) {
-      node = bit(address, depth) == 0 ? left[node] : right[node];
-      depth++;
-    }
-    return depth;
+    return (masks[node] & ~regionClass) == 0
+        ? scopeFrom(address, regionClass, 0, 0)
+        : scopeFrom(address, regionClass, node, (int) (start >>> 32));
   }
 
   /** {@link #find} walked from the root, without the jump table: what the table must agree with. */
   long findFromRoot(byte[] address) {
-    int node = 0;
-    int depth = 0;
+    return leafFrom(address, 0, 0);
+  }
+
+  /** {@link #scope} walked from the root, without the jump table. */
+  int scopeFromRoot(byte[] address, long regionClass) {
+    return scopeFrom(address, regionClass, 0, 0);
+  }
+
+  /** The walk from {@code node} at {@code depth} down to the leaf, packed as {@link #find}'s. */
+  private long leafFrom(byte[] address, int node, int depth) {
     while (left[node] != LEAF) {
       node = bit(address, depth) == 0 ? left[node] : right[node];
       depth++;
@@ -107,10 +102,8 @@ public final class PrefixTrie {
     return ((long) depth << 32) | (values[node] & 0xffffffffL);
   }
 
-  /** {@link #scope} walked from the root, without the jump table. */
-  int scopeFromRoot(byte[] address, long regionClass) {
-    int node = 0;
-    int depth = 0;
+  /** The walk from {@code node} at {@code depth} down to where {@link #scope}'s condition holds. */
+  private int scopeFrom(byte[] address, long regionClass, int node, int depth) {
     while ((masks[node] & ~regionClass) != 0 && left[node] != LEAF) {
       node = bit(address, depth) == 0 ? left[node] : right[node];
       depth++;
