@@ -60,6 +60,8 @@ public final class PolicyPlanner
   private volatile CompiledConfig fallback;
   private volatile Live live;
   private final DecisionSampler sampler = new DecisionSampler(this::decideQuietly);
+  // False for a detached planner (the warm-up's): its answers are never sampled.
+  private final boolean sampling;
   // The chain compiled for the last configuration explained from the history (ctl why).
   private volatile CompiledConfig explainedBefore;
   // The configuration the sampler was last set up for (writer threads only).
@@ -79,6 +81,18 @@ public final class PolicyPlanner
   /** Like {@link #PolicyPlanner(SnapshotStore, GslbMetrics)}; errors name {@code file}. */
   public PolicyPlanner(SnapshotStore store, GslbMetrics metrics, String file)
       throws ConfigException {
+    this(store, metrics, file, true);
+    startSampling(live.compiled());
+    store.addListener(this::refresh);
+  }
+
+  /**
+   * A planner over {@code store}; a {@code sampling} one feeds shadow chains and the decision log,
+   * the caller starts it.
+   */
+  private PolicyPlanner(SnapshotStore store, GslbMetrics metrics, String file, boolean sampling)
+      throws ConfigException {
+    this.sampling = sampling;
     this.store = java.util.Objects.requireNonNull(store, "store");
     this.metrics = java.util.Objects.requireNonNull(metrics, "metrics (use GslbMetrics.NOOP)");
     Snapshot s = store.current();
@@ -90,8 +104,22 @@ public final class PolicyPlanner
       this.fallback = c;
       this.live = Live.derive(s, c);
     }
-    startSampling(live.compiled());
-    store.addListener(this::refresh);
+  }
+
+  /**
+   * A planner over {@code store} that decides as this one would for the same snapshot (a published
+   * one shares its derived state and cached decisions) but samples nothing, writes no decision log
+   * and records only into {@code metrics}: the DNS module's start-up warm-up asks it.
+   */
+  @Override
+  public AnswerPlanner detached(SnapshotStore store, GslbMetrics metrics) {
+    try {
+      return new PolicyPlanner(store, metrics, "config", false);
+    } catch (ConfigException e) {
+      // Only a configuration set without the publisher is compiled here, and it compiled before.
+      LOG.debug("no detached planner: {}", e.getMessage());
+      return null;
+    }
   }
 
   /** Starts the sampler's thread once a configuration samples anything (shadow, decision log). */
@@ -309,7 +337,7 @@ public final class PolicyPlanner
     }
     Decision d = decide(l, st, family, client, true);
     int threshold = st.service().sampleThreshold();
-    if (threshold != 0) {
+    if (threshold != 0 && sampling) {
       // One draw from the event loop's own generator; the rest happens on the sampler's thread.
       int draw = ThreadLocalRandom.current().nextInt(1 << 24);
       if (draw < threshold) {

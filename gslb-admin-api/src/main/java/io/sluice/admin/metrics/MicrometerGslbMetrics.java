@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.config.PoolConfig;
@@ -159,6 +160,12 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
    * Meters registered in {@code registry}; the per-query DNS meters collect in its scrape, and the
    * per-service families are added to {@code families}, which the scrape writes after it.
    */
+  /** A sink of this class over a registry of its own that no scrape reads. */
+  @Override
+  public GslbMetrics detached() {
+    return new MicrometerGslbMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+  }
+
   MicrometerGslbMetrics(PrometheusMeterRegistry registry, List<SeriesFamily> families) {
     this.registry = registry;
     dnsQueries = new DnsQueryMeters(registry, registry.getPrometheusRegistry());

@@ -17,6 +17,7 @@ public record DnsConfig(
     Duration tcpMessageTimeout,
     Integer socketBufferBytes,
     UdpLoop udpLoop,
+    Integer warmupQueries,
     ChaosConfig chaos,
     String nsid,
     RrlConfig rrl,
@@ -35,15 +36,24 @@ public record DnsConfig(
     tcpMessageTimeout = tcpMessageTimeout == null ? Duration.ofSeconds(3) : tcpMessageTimeout;
     socketBufferBytes = socketBufferBytes == null ? 4 * 1024 * 1024 : socketBufferBytes;
     udpLoop = udpLoop == null ? UdpLoop.NATIVE : udpLoop;
+    warmupQueries = warmupQueries == null ? DEFAULT_WARMUP_QUERIES : warmupQueries;
     chaos = chaos == null ? new ChaosConfig(null, null) : chaos;
     rrl = rrl == null ? RrlConfig.defaults() : rrl;
     cookies = cookies == null ? CookieConfig.defaults() : cookies;
     https = https == null ? HttpsConfig.defaults() : https;
   }
 
+  /**
+   * Synthetic queries the query path answers at start, before any listener reads, so the JIT has
+   * compiled it for every kind of question (ECS, EDNS, DNSSEC, negative answers) before real ones
+   * arrive; see docs/dns.md.
+   */
+  public static final int DEFAULT_WARMUP_QUERIES = 30_000;
+
   public static DnsConfig defaults() {
     return new DnsConfig(
-        null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+        null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+        null);
   }
 
   /** The same settings on another port (a command-line override). */
@@ -79,6 +89,7 @@ public record DnsConfig(
         tcpMessageTimeout,
         socketBufferBytes,
         udpLoop,
+        warmupQueries,
         chaos,
         newNsid,
         rrl,
@@ -91,6 +102,7 @@ public record DnsConfig(
     p.range(Problems.child(path, "port"), port, 0, 65535);
     p.range(Problems.child(path, "threads"), threads, 0, 256);
     p.range(Problems.child(path, "udpPayloadSize"), udpPayloadSize, 512, 65535);
+    p.range(Problems.child(path, "warmupQueries"), warmupQueries, 0, 10_000_000);
     p.range(Problems.child(path, "maxTcpConnections"), maxTcpConnections, 1, 1_000_000);
     p.range(
         Problems.child(path, "maxTcpConnectionsPerSource"),

@@ -1,6 +1,7 @@
 package io.sluice.core.spi;
 
 import io.sluice.core.state.Snapshot;
+import io.sluice.core.state.SnapshotStore;
 import java.util.List;
 
 /**
@@ -48,5 +49,15 @@ public interface AnswerPlanner {
    */
   default List<Decision> decisions(Snapshot snapshot, String service, AddressFamily family) {
     return List.of();
+  }
+
+  /**
+   * A planner deciding as this one does over {@code store}, that records nothing anywhere but in
+   * {@code metrics}: no samples, no decision log, no listener on this planner's store. The DNS
+   * module warms its query path through it at start; null when the planner cannot make one (then
+   * the warm-up asks no service).
+   */
+  default AnswerPlanner detached(SnapshotStore store, GslbMetrics metrics) {
+    return null;
   }
 }

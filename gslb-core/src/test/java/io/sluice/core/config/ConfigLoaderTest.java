@@ -54,6 +54,7 @@ class ConfigLoaderTest {
     SluiceConfig c = parse(ZONE);
     assertEquals(5353, c.dns().port());
     assertEquals(1232, c.dns().udpPayloadSize());
+    assertEquals(30_000, c.dns().warmupQueries());
     assertEquals(Duration.ofSeconds(10), c.dns().tcpIdleTimeout());
     assertEquals("example.com.", c.zones().get(0).origin());
     assertEquals(300L, c.zones().get(0).soa().minimum());
@@ -151,6 +152,8 @@ class ConfigLoaderTest {
             "dns: { tcpIdleTimeout: soon }\n" + ZONE, "dns.tcpIdleTimeout: must be a duration"),
         Arguments.of(
             "dns: { udpPayloadSize: 100 }\n" + ZONE, "dns.udpPayloadSize: must be 512..65535"),
+        Arguments.of(
+            "dns: { warmupQueries: -1 }\n" + ZONE, "dns.warmupQueries: must be 0..10000000"),
         Arguments.of("zones: []\n", "zones: at least one zone is required"),
         Arguments.of(
             """

@@ -15,17 +15,21 @@ import io.sluice.dns.https.HttpsServer;
 import io.sluice.dns.https.HttpsSettings;
 import io.sluice.dns.response.Responder;
 import io.sluice.dns.response.ResponderSettings;
+import io.sluice.dns.response.ResponderWarmUp;
 import io.sluice.dns.response.ServedZones;
 import io.sluice.dns.server.DnsServer;
 import io.sluice.dns.server.InheritedSockets;
 import io.sluice.dns.transfer.Notifier;
 import io.sluice.dns.zone.ZoneCompiler;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One running Sluice node: the snapshot store, the planner, the responder and the DNS listeners,
@@ -34,6 +38,11 @@ import java.util.function.UnaryOperator;
  * through its {@link ConfigPublisher}: built whole off the query path, then published in one swap.
  */
 public final class SluiceNode implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(SluiceNode.class);
+
+  /** The warm-up stops after this long whatever its count: a slow machine still starts soon. */
+  private static final Duration WARM_UP_BUDGET = Duration.ofSeconds(2);
+
   private final SnapshotStore store;
   private final ConfigPublisher publisher;
   private final Responder responder;
@@ -165,6 +174,7 @@ public final class SluiceNode implements AutoCloseable {
     // Signed zones: every GSLB answer a snapshot can give is signed before it is published.
     AnswerSigning.install(store, planner);
     DnsConfig dns = store.current().config().dns();
+    warmUp(store.current(), zones, planner, metrics, ticker, dns.warmupQueries());
     DnsServer server = DnsServer.start(dns, responder, store, metrics, inherited);
     HttpsServer https = null;
     if (dns.https().enabled()) {
@@ -192,6 +202,46 @@ public final class SluiceNode implements AutoCloseable {
     SluiceNode node = new SluiceNode(store, publisher, responder, server, https, metrics);
     node.notifier = Notifier.start(store, metrics);
     return node;
+  }
+
+  /**
+   * Answers {@code queries} synthetic queries before any listener reads (see {@link
+   * ResponderWarmUp}), through a responder over a store of its own, a detached planner and detached
+   * metrics: no metric, rate limit bucket, decision sample or dnstap frame sees them. A planner
+   * that cannot detach, or a failure, only costs the warm-up.
+   */
+  private static void warmUp(
+      Snapshot current,
+      ServedZones zones,
+      AnswerPlanner planner,
+      GslbMetrics metrics,
+      Ticker ticker,
+      int queries) {
+    if (queries == 0) {
+      return;
+    }
+    try {
+      SnapshotStore own = new SnapshotStore(current);
+      GslbMetrics detachedMetrics = metrics.detached();
+      AnswerPlanner detached = planner == null ? null : planner.detached(own, detachedMetrics);
+      if (detached == null) {
+        log.debug("no warm-up: the planner cannot answer detached");
+        return;
+      }
+      Responder scratch = new Responder(own, zones, detached, detachedMetrics, ticker);
+      ResponderWarmUp.Result r =
+          ResponderWarmUp.run(scratch, current, queries, WARM_UP_BUDGET.toNanos());
+      if (detached instanceof AutoCloseable c) {
+        c.close();
+      }
+      log.info(
+          "query path warmed up: {} synthetic queries ({} distinct) in {} ms",
+          r.queries(),
+          r.distinct(),
+          r.nanos() / 1_000_000);
+    } catch (Exception e) {
+      log.warn("query path warm-up skipped: {}", e.toString());
+    }
   }
 
   /**
