@@ -131,7 +131,12 @@ public final class Responder {
 
   /** The zone data being served. */
   public ZoneIndex index() {
-    return served(store == null ? null : store.current()).index;
+    return served().index;
+  }
+
+  /** The zone data, settings and signed zones being served. */
+  ServedZones served() {
+    return served(store == null ? null : store.current());
   }
 
   /**
