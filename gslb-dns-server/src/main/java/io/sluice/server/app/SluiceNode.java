@@ -216,7 +216,8 @@ public final class SluiceNode implements AutoCloseable {
       AnswerPlanner planner,
       GslbMetrics metrics,
       Ticker ticker,
-      int queries) {
+      int queries)
+      throws InterruptedException {
     if (queries == 0) {
       return;
     }
@@ -229,16 +230,32 @@ public final class SluiceNode implements AutoCloseable {
         return;
       }
       Responder scratch = new Responder(own, zones, detached, detachedMetrics, ticker);
-      ResponderWarmUp.Result r =
-          ResponderWarmUp.run(scratch, current, queries, WARM_UP_BUDGET.toNanos());
+      // On a thread of its own: the detached meters' per-thread cells die with it (the JIT's
+      // profiles are per method, not per thread).
+      ResponderWarmUp.Result[] result = new ResponderWarmUp.Result[1];
+      Thread t =
+          new Thread(
+              () ->
+                  result[0] =
+                      ResponderWarmUp.run(scratch, current, queries, WARM_UP_BUDGET.toNanos()),
+              "sluice-warm-up");
+      t.start();
+      t.join();
       if (detached instanceof AutoCloseable c) {
         c.close();
+      }
+      ResponderWarmUp.Result r = result[0];
+      if (r == null) {
+        log.warn("query path warm-up ended early; see the thread's error above");
+        return;
       }
       log.info(
           "query path warmed up: {} synthetic queries ({} distinct) in {} ms",
           r.queries(),
           r.distinct(),
           r.nanos() / 1_000_000);
+    } catch (InterruptedException e) {
+      throw e;
     } catch (Exception e) {
       log.warn("query path warm-up skipped: {}", e.toString());
     }
