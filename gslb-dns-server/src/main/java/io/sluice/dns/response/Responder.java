@@ -60,6 +60,18 @@ public final class Responder {
   private static final Logger log = LoggerFactory.getLogger(Responder.class);
   private static final Decision PLANNER_FAILED = Decision.of(Decision.Outcome.FAIL, 0);
 
+  /** The cache's type key of shared negative answers: no question type is negative. */
+  private static final int SHARED_NEGATIVE = -1;
+
+  /** The cache's name keys of shared negative answers, one per prefix length (0..255). */
+  private static final Integer[] PREFIX_KEYS = new Integer[256];
+
+  static {
+    for (int i = 0; i < PREFIX_KEYS.length; i++) {
+      PREFIX_KEYS[i] = i;
+    }
+  }
+
   private final AnswerPlanner planner;
   private volatile boolean plannerFailureLogged;
   private volatile boolean missingZonesLogged;
@@ -377,6 +389,17 @@ public final class Responder {
     }
     // Not a name of the zone's own: a wildcard, DNAME or referral answer, or a negative one.
     q.synthesized = true;
+    // A name the zone does not have, where nothing can answer or redirect it: one NXDOMAIN per
+    // length of the name above the origin serves every such name (a flood of random names costs
+    // no Name, no encoding and no cache slot per name).
+    int prefix = -1;
+    if (node == null && parent == null && zone.plainNegatives()) {
+      prefix = q.nameEnd - Query.NAME_AT - zone.originWireLength();
+      Template shared = sharedNegative(s, zone, prefix);
+      if (shared != null) {
+        return send(snapshot, s, shared, q, in, client, limit);
+      }
+    }
     Name qname = q.qname();
     Template t = s.zoneCache.get(null, qname, q.nameHash, q.qtype);
     if (t == null) {
@@ -385,9 +408,21 @@ public final class Responder {
         return service(snapshot, s, q, in, client, limit, zone, r.service(), r.answer(), qname);
       }
       t = AnswerEncoder.encode(qname, q.qtype, DClass.IN, r);
-      s.zoneCache.put(null, qname, q.nameHash, q.qtype, t);
+      if (prefix >= 0 && t.negativeFrom(Query.NAME_AT + prefix)) {
+        s.zoneCache.put(zone, PREFIX_KEYS[prefix], prefix, SHARED_NEGATIVE, t);
+      } else {
+        s.zoneCache.put(null, qname, q.nameHash, q.qtype, t);
+      }
     }
     return send(snapshot, s, t, q, in, client, limit);
+  }
+
+  /**
+   * The NXDOMAIN of {@code zone} for names {@code prefix} wire bytes longer than its origin, when
+   * one is cached ({@link Template#negativeFrom}); null otherwise.
+   */
+  static Template sharedNegative(ServedZones s, Zone zone, int prefix) {
+    return s.zoneCache.get(zone, PREFIX_KEYS[prefix], prefix, SHARED_NEGATIVE);
   }
 
   /**

@@ -6,9 +6,11 @@ import org.xbill.DNS.Name;
  * A bounded, direct-mapped cache of encoded response templates keyed by (owner, name, qtype), where
  * the owner is compared by identity: a planner {@code Decision}, or null for zone data. The name is
  * a {@link Name} or, for a name of the zone's own, the {@link StaticAnswers.Node} that stands for
- * it; its hash is the question's {@link WireNames#hash}, known without building a name. Reads and
- * writes take no lock: each slot holds an immutable entry, and a racing write only replaces one
- * entry with another valid one. A collision evicts; the cache never grows.
+ * it; its hash is the question's {@link WireNames#hash}, known without building a name. A negative
+ * answer shared by every missing name of one length has the zone as owner, the length as name and
+ * hash, and type -1 (see {@code Responder}'s shared negatives). Reads and writes take no lock: each
+ * slot holds an immutable entry, and a racing write only replaces one entry with another valid one.
+ * A collision evicts; the cache never grows.
  */
 final class ResponseCache {
   private final Entry[] slots;

@@ -2,6 +2,8 @@ package io.sluice.dns.response;
 
 import java.util.Arrays;
 import java.util.List;
+import org.xbill.DNS.Rcode;
+import org.xbill.DNS.Type;
 
 /**
  * One pre-encoded response: {@link #wire} is the whole template (question, answer, authority and
@@ -44,6 +46,67 @@ final class Template {
       d |= e instanceof Extra.Service;
     }
     this.dynamic = d;
+  }
+
+  /**
+   * True when this is an NXDOMAIN template (one question, no answer, the SOA alone in authority,
+   * nothing additional) whose names point nowhere before {@code originAt} in the question: then it
+   * answers every question name whose origin starts at that offset, since the splicer writes the
+   * question name as sent and every pointer lands on the origin or after it.
+   */
+  boolean negativeFrom(int originAt) {
+    byte[] w = wire;
+    if (extras.length != 0
+        || requiredLength != w.length
+        || w.length < 12
+        || (w[3] & 0x0f) != Rcode.NXDOMAIN
+        || u16(w, 4) != 1
+        || u16(w, 6) != 0
+        || u16(w, 8) != 1
+        || u16(w, 10) != 0) {
+      return false;
+    }
+    int at = nameEnd(w, 12, originAt);
+    if (at < 0) {
+      return false;
+    }
+    at = nameEnd(w, at + 4, originAt);
+    if (at < 0 || at + 10 > w.length || u16(w, at) != Type.SOA) {
+      return false;
+    }
+    int end = at + 10 + u16(w, at + 8);
+    at = nameEnd(w, at + 10, originAt);
+    at = at < 0 ? -1 : nameEnd(w, at, originAt);
+    return end == w.length && at >= 0 && at + 20 == end;
+  }
+
+  /**
+   * Where the name at {@code at} in {@code w} ends; -1 when it runs past the end, has a label type
+   * other than plain or pointer, or points before {@code originAt}.
+   */
+  private static int nameEnd(byte[] w, int at, int originAt) {
+    while (at < w.length) {
+      int len = w[at] & 0xff;
+      if (len == 0) {
+        return at + 1;
+      }
+      if ((len & 0xc0) == 0xc0) {
+        if (at + 1 >= w.length) {
+          return -1;
+        }
+        int target = (len & 0x3f) << 8 | (w[at + 1] & 0xff);
+        return target >= originAt ? at + 2 : -1;
+      }
+      if ((len & 0xc0) != 0) {
+        return -1;
+      }
+      at += 1 + len;
+    }
+    return -1;
+  }
+
+  private static int u16(byte[] w, int at) {
+    return (w[at] & 0xff) << 8 | (w[at + 1] & 0xff);
   }
 
   /** A template without additional data: sent whole or truncated. */

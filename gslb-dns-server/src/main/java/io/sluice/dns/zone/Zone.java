@@ -47,6 +47,7 @@ public final class Zone {
   private final int originLabels;
   private final byte[] originWire;
   private final boolean hasDname;
+  private final boolean plainNegatives;
 
   /** What the zone read from its master file, for a reload of the same file; or null. */
   private final MasterFile masterFile;
@@ -74,6 +75,20 @@ public final class Zone {
     this.originLabels = origin.labels();
     this.originWire = origin.toWireCanonical();
     this.hasDname = nodes.hasDname();
+    this.plainNegatives = this.cuts.isEmpty() && wildcards.isEmpty() && !hasDname;
+  }
+
+  /**
+   * True when every name below the origin that the zone does not have is answered alike: NXDOMAIN
+   * with the negative SOA, since no wildcard, DNAME or delegation can answer or redirect it.
+   */
+  public boolean plainNegatives() {
+    return plainNegatives;
+  }
+
+  /** The length of the origin in wire form. */
+  public int originWireLength() {
+    return originWire.length;
   }
 
   /** What the zone read from its master file (read without a problem), or null. */
