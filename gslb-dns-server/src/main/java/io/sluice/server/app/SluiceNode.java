@@ -25,6 +25,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -230,25 +231,33 @@ public final class SluiceNode implements AutoCloseable {
         return;
       }
       Responder scratch = new Responder(own, zones, detached, detachedMetrics, ticker);
-      // On a thread of its own: the detached meters' per-thread cells die with it (the JIT's
-      // profiles are per method, not per thread).
-      ResponderWarmUp.Result[] result = new ResponderWarmUp.Result[1];
-      Thread t =
-          new Thread(
-              () ->
-                  result[0] =
-                      ResponderWarmUp.run(scratch, current, queries, WARM_UP_BUDGET.toNanos()),
-              "sluice-warm-up");
-      t.start();
-      t.join();
+      // Two halves, each on a thread of its own, with the same health published anew between
+      // them: the planner derives fresh answer caches, and the second thread starts with empty
+      // per-thread caches and meter cells. Those first fills happen again on every serving thread
+      // and after every health change; the first half's ran before the code was profiled, and a
+      // branch never taken while profiled is compiled as a trap, whose first use under load makes
+      // the JIT throw the query path away. The threads' cells die with them.
+      long budget = WARM_UP_BUDGET.toNanos();
+      ResponderWarmUp.Result first =
+          onOwnThread(() -> ResponderWarmUp.run(scratch, current, queries / 2, budget));
+      own.update(s -> s.withHealth(s.health().withAll(Map.of())));
+      ResponderWarmUp.Result second =
+          first == null
+              ? null
+              : onOwnThread(
+                  () ->
+                      ResponderWarmUp.run(
+                          scratch, current, queries - queries / 2, budget - first.nanos()));
       if (detached instanceof AutoCloseable c) {
         c.close();
       }
-      ResponderWarmUp.Result r = result[0];
-      if (r == null) {
+      if (second == null) {
         log.warn("query path warm-up ended early; see the thread's error above");
         return;
       }
+      ResponderWarmUp.Result r =
+          new ResponderWarmUp.Result(
+              first.queries() + second.queries(), first.distinct(), first.nanos() + second.nanos());
       log.info(
           "query path warmed up: {} synthetic queries ({} distinct) in {} ms",
           r.queries(),
@@ -259,6 +268,16 @@ public final class SluiceNode implements AutoCloseable {
     } catch (Exception e) {
       log.warn("query path warm-up skipped: {}", e.toString());
     }
+  }
+
+  /** {@code work}'s result, run on a new thread; null when it threw (the thread logs it). */
+  private static ResponderWarmUp.Result onOwnThread(Supplier<ResponderWarmUp.Result> work)
+      throws InterruptedException {
+    ResponderWarmUp.Result[] result = new ResponderWarmUp.Result[1];
+    Thread t = new Thread(() -> result[0] = work.get(), "sluice-warm-up");
+    t.start();
+    t.join();
+    return result[0];
   }
 
   /**
