@@ -156,16 +156,16 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     this(registry, new ArrayList<>());
   }
 
-  /**
-   * Meters registered in {@code registry}; the per-query DNS meters collect in its scrape, and the
-   * per-service families are added to {@code families}, which the scrape writes after it.
-   */
   /** A sink of this class over a registry of its own that no scrape reads. */
   @Override
   public GslbMetrics detached() {
     return new MicrometerGslbMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
   }
 
+  /**
+   * Meters registered in {@code registry}; the per-query DNS meters collect in its scrape, and the
+   * per-service families are added to {@code families}, which the scrape writes after it.
+   */
   MicrometerGslbMetrics(PrometheusMeterRegistry registry, List<SeriesFamily> families) {
     this.registry = registry;
     dnsQueries = new DnsQueryMeters(registry, registry.getPrometheusRegistry());

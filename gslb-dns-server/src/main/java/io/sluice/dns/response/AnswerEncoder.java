@@ -262,7 +262,8 @@ final class AnswerEncoder {
     }
   }
 
-  private static int u16(byte[] w, int o) {
+  /** The unsigned 16-bit value at {@code o} of {@code w}. */
+  static int u16(byte[] w, int o) {
     return (w[o] & 0xff) << 8 | (w[o + 1] & 0xff);
   }
 }

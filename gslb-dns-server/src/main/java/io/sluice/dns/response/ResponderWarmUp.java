@@ -1,9 +1,11 @@
 package io.sluice.dns.response;
 
+import io.sluice.core.config.Addresses;
 import io.sluice.core.config.Cidr;
 import io.sluice.core.config.NetworkMapEntry;
 import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.ZoneConfig;
+import io.sluice.core.spi.ClientInfo;
 import io.sluice.core.state.Snapshot;
 import io.sluice.dns.zone.Zone;
 import java.net.InetAddress;
@@ -57,7 +59,24 @@ public final class ResponderWarmUp {
   /** What a warm-up did: queries answered, and the time it took. */
   public record Result(int queries, int distinct, long nanos) {}
 
-  private ResponderWarmUp() {}
+  private final Responder responder;
+  private final List<byte[]> packets;
+  private final InetAddress[] clients;
+
+  private ResponderWarmUp(Responder responder, List<byte[]> packets, InetAddress[] clients) {
+    this.responder = responder;
+    this.packets = packets;
+    this.clients = clients;
+  }
+
+  /**
+   * The synthetic queries for the zones and services of {@code snapshot}, built once, to answer
+   * through {@code responder} with {@link #run(int, long)} as often as the caller needs.
+   */
+  public static ResponderWarmUp of(Responder responder, Snapshot snapshot) {
+    List<InetAddress> samples = samples(snapshot, new Random(1035));
+    return new ResponderWarmUp(responder, queries(responder, snapshot, samples), clients(samples));
+  }
 
   /**
    * Answers up to {@code queries} synthetic queries through {@code responder}, built from the zones
@@ -65,15 +84,23 @@ public final class ResponderWarmUp {
    */
   public static Result run(Responder responder, Snapshot snapshot, int queries, long budgetNanos) {
     long start = System.nanoTime();
-    List<byte[]> packets = queries(responder, snapshot);
-    if (packets.isEmpty() || queries <= 0) {
-      return new Result(0, packets.size(), System.nanoTime() - start);
+    Result r = of(responder, snapshot).run(queries, budgetNanos - (System.nanoTime() - start));
+    return new Result(r.queries(), r.distinct(), System.nanoTime() - start);
+  }
+
+  /**
+   * Answers up to {@code queries} of the synthetic queries, stopping early after {@code
+   * budgetNanos}.
+   */
+  public Result run(int queries, long budgetNanos) {
+    long start = System.nanoTime();
+    int n = packets.size();
+    if (n == 0 || queries <= 0) {
+      return new Result(0, n, System.nanoTime() - start);
     }
-    InetAddress[] clients = clients(samples(snapshot, new Random(1035)));
     byte[] buf = new byte[EDNS_SIZE];
     QueryClock clock = new QueryClock();
     clock.start();
-    int n = packets.size();
     int done = 0;
     while (done < queries) {
       byte[] p = packets.get(done % n);
@@ -98,7 +125,7 @@ public final class ResponderWarmUp {
   }
 
   /** The synthetic queries for the zones and services being served. */
-  static List<byte[]> queries(Responder responder, Snapshot snapshot) {
+  static List<byte[]> queries(Responder responder, Snapshot snapshot, List<InetAddress> samples) {
     Random random = new Random(53);
     List<byte[]> out = new ArrayList<>();
     ServedZones served = responder.served();
@@ -134,7 +161,6 @@ public final class ResponderWarmUp {
                 random));
       }
     }
-    List<InetAddress> samples = samples(snapshot, random);
     int services = 0;
     for (ZoneConfig z : snapshot.config().zones()) {
       for (ServiceConfig s : z.services()) {
@@ -206,7 +232,8 @@ public final class ResponderWarmUp {
       List<EDNSOption> options = new ArrayList<>();
       if (subnet != null) {
         int prefix = subnet.getAddress().length == 4 ? 24 : 56;
-        options.add(new ClientSubnetOption(prefix, masked(subnet.getAddress(), prefix)));
+        options.add(
+            new ClientSubnetOption(prefix, address(ClientInfo.mask(subnet.getAddress(), prefix))));
       }
       switch (v) {
         case ECS4 -> options.add(new ClientSubnetOption(24, address(random, 4, 24)));
@@ -233,17 +260,12 @@ public final class ResponderWarmUp {
   private static InetAddress address(Random random, int bytes, int prefix) {
     byte[] b = new byte[bytes];
     random.nextBytes(b);
-    return masked(b, prefix);
+    return address(ClientInfo.mask(b, prefix));
   }
 
-  /** {@code b} with every bit after the first {@code prefix} cleared. */
-  private static InetAddress masked(byte[] b, int prefix) {
-    byte[] out = b.clone();
-    for (int bit = prefix; bit < out.length * 8; bit++) {
-      out[bit / 8] &= (byte) ~(0x80 >>> (bit % 8));
-    }
+  private static InetAddress address(byte[] b) {
     try {
-      return InetAddress.getByAddress(out);
+      return InetAddress.getByAddress(b);
     } catch (UnknownHostException e) {
       throw new IllegalStateException(e);
     }
@@ -261,18 +283,14 @@ public final class ResponderWarmUp {
         break;
       }
       Cidr c = Cidr.parse(n.cidr());
-      byte[] b = c.address().clone();
-      byte[] host = new byte[b.length];
+      byte[] net = ClientInfo.mask(c.address(), c.prefix());
+      byte[] host = new byte[net.length];
       random.nextBytes(host);
-      for (int bit = c.prefix(); bit < b.length * 8; bit++) {
-        int m = 0x80 >>> (bit % 8);
-        b[bit / 8] = (byte) ((b[bit / 8] & ~m) | (host[bit / 8] & m));
+      byte[] hostBits = ClientInfo.mask(host, c.prefix());
+      for (int i = 0; i < net.length; i++) {
+        net[i] |= (byte) (host[i] ^ hostBits[i]);
       }
-      try {
-        out.add(InetAddress.getByAddress(b));
-      } catch (UnknownHostException e) {
-        throw new IllegalStateException(e);
-      }
+      out.add(address(net));
     }
     for (int i = 0; i < 6; i++) {
       out.add(address(random, i % 3 == 2 ? 16 : 4, i % 3 == 2 ? 56 : 24));
@@ -287,13 +305,7 @@ public final class ResponderWarmUp {
   private static InetAddress[] clients(List<InetAddress> samples) {
     List<InetAddress> out = new ArrayList<>();
     out.add(InetAddress.getLoopbackAddress());
-    byte[] v6loopback = new byte[16];
-    v6loopback[15] = 1;
-    try {
-      out.add(InetAddress.getByAddress(v6loopback));
-    } catch (UnknownHostException e) {
-      throw new IllegalStateException(e);
-    }
+    out.add(Addresses.of("::1"));
     out.addAll(samples);
     return out.toArray(new InetAddress[0]);
   }

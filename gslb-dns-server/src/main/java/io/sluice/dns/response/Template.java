@@ -60,10 +60,10 @@ final class Template {
         || requiredLength != w.length
         || w.length < 12
         || (w[3] & 0x0f) != Rcode.NXDOMAIN
-        || u16(w, 4) != 1
-        || u16(w, 6) != 0
-        || u16(w, 8) != 1
-        || u16(w, 10) != 0) {
+        || AnswerEncoder.u16(w, 4) != 1
+        || AnswerEncoder.u16(w, 6) != 0
+        || AnswerEncoder.u16(w, 8) != 1
+        || AnswerEncoder.u16(w, 10) != 0) {
       return false;
     }
     int at = nameEnd(w, 12, originAt);
@@ -71,10 +71,10 @@ final class Template {
       return false;
     }
     at = nameEnd(w, at + 4, originAt);
-    if (at < 0 || at + 10 > w.length || u16(w, at) != Type.SOA) {
+    if (at < 0 || at + 10 > w.length || AnswerEncoder.u16(w, at) != Type.SOA) {
       return false;
     }
-    int end = at + 10 + u16(w, at + 8);
+    int end = at + 10 + AnswerEncoder.u16(w, at + 8);
     at = nameEnd(w, at + 10, originAt);
     at = at < 0 ? -1 : nameEnd(w, at, originAt);
     return end == w.length && at >= 0 && at + 20 == end;
@@ -103,10 +103,6 @@ final class Template {
       at += 1 + len;
     }
     return -1;
-  }
-
-  private static int u16(byte[] w, int at) {
-    return (w[at] & 0xff) << 8 | (w[at + 1] & 0xff);
   }
 
   /** A template without additional data: sent whole or truncated. */

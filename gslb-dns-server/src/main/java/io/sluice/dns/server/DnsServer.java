@@ -293,10 +293,6 @@ public final class DnsServer implements AutoCloseable {
     }
   }
 
-  /**
-   * A UDP bootstrap; with {@code fd} it registers that bound socket instead of creating one, else
-   * it creates a socket of the family of {@code address}, the address it will be bound to.
-   */
   /** Linux's IP_MTU_DISCOVER and IPV6_MTU_DISCOVER, and their IP_PMTUDISC_OMIT value. */
   static final IntegerUnixChannelOption IP_MTU_DISCOVER =
       new IntegerUnixChannelOption("IP_MTU_DISCOVER", 0, 10);
@@ -306,6 +302,10 @@ public final class DnsServer implements AutoCloseable {
 
   static final int PMTUDISC_OMIT = 5;
 
+  /**
+   * A UDP bootstrap; with {@code fd} it registers that bound socket instead of creating one, else
+   * it creates a socket of the family of {@code address}, the address it will be bound to.
+   */
   private static Bootstrap udpBootstrap(
       EventLoopGroup group,
       boolean epoll,
