@@ -174,11 +174,23 @@ class ClusterQuorumTest {
         ProbeHarness h = new ProbeHarness(state, config(http.port()), ex)) {
       h.until(Verdict.UP, Duration.ofMillis(100), Duration.ofSeconds(5));
       List<Integer> refreshedAt = new ArrayList<>();
-      // Three minutes as they are: the very first RTT (a cold connection) may be refreshed once.
+      // Three minutes as they are. The RTTs are real loopback round trips, so a stall of the
+      // machine may move their median; what must hold is the rule: a refresh comes at least 30 s
+      // after the last write and only for a move of 5 ms and 20 %, never for the noise between.
+      int first = ex.of("node-a").size();
       observe(h, ex, 0, 18, refreshedAt);
-      assertTrue(refreshedAt.size() <= 1, refreshedAt.toString());
-      assertTrue(refreshedAt.stream().allMatch(t -> t >= 30 && t <= 60), refreshedAt.toString());
-      int before = ex.of("node-a").size();
+      List<Opinion> quiet = ex.of("node-a");
+      assertTrue(refreshedAt.stream().allMatch(t -> t >= 30), refreshedAt.toString());
+      for (int k = 1; k < refreshedAt.size(); k++) {
+        assertTrue(refreshedAt.get(k) - refreshedAt.get(k - 1) >= 30, refreshedAt.toString());
+      }
+      for (int k = Math.max(1, first); k < quiet.size(); k++) {
+        double was = quiet.get(k - 1).rttMillis();
+        double now = quiet.get(k).rttMillis();
+        double moved = Math.abs(now - was);
+        assertTrue(moved >= 5 && moved >= 0.2 * was, "refreshed without a material move: " + quiet);
+      }
+      int before = quiet.size();
 
       // The backend slows down by 60 ms: the median moves, and refreshes carry it, 30 s apart.
       http.delay(60);
