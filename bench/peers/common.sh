@@ -5,7 +5,7 @@ REPO_DIR="$(cd "$PEERS_DIR/../.." && pwd)"
 CONF_DIR="$PEERS_DIR/configs"
 RUN_ROOT="${RUN_ROOT:-/tmp/peerbench}"
 ADDR=127.0.0.1
-# One port per server: PORT_BASE + 1 .. + 6 (default 5301-5306).
+# One port per server: PORT_BASE + 1 .. + 7 (default 5301-5307).
 PORT_BASE="${PORT_BASE:-5300}"
 PORT_knot=$((PORT_BASE + 1))
 PORT_nsd=$((PORT_BASE + 2))
@@ -13,6 +13,7 @@ PORT_gdnsd=$((PORT_BASE + 3))
 PORT_pdns=$((PORT_BASE + 4))
 PORT_pdns_shared=$((PORT_BASE + 5)) # PowerDNS with enable-lua-records=shared
 PORT_sluice=$((PORT_BASE + 6))
+PORT_gdnsd_rcvbuf=$((PORT_BASE + 7)) # gdnsd with udp_rcvbuf 1 MiB: no drops at the ceiling
 # How Sluice is started: PORT THREADS RUNDIR, exec in the foreground (see start-sluice.sh).
 SLUICE_START="${SLUICE_START:-$REPO_DIR/bench/start-sluice.sh}"
 SLUICE_FAILOVER_START="${SLUICE_FAILOVER_START:-$REPO_DIR/bench/start-sluice-failover.sh}"

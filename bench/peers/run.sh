@@ -3,7 +3,7 @@
 # query files for each, server CPU per query from /proc (docs/benchmark.md).
 #   bench/peers/run.sh
 # Environment (defaults in brackets):
-#   SERVERS       [knot nsd gdnsd pdns pdns-shared sluice]
+#   SERVERS       [knot nsd gdnsd gdnsd-rcvbuf pdns pdns-shared sluice]
 #   VARIANTS      [shared pinned]  shared: THREADS=2 on every CPU, dnsperf unpinned;
 #                                  pinned: the server with 1 thread on CPU 1, dnsperf on CPU 0
 #   KINDS         [static www geo geo-subnets mix]  (PowerDNS also gets wr)
@@ -13,14 +13,14 @@
 #   FAILOVER      [tuned]  tuned: failover timing of gdnsd and PowerDNS with tuned checks and of
 #                 Sluice with its defaults; all: also the peers' defaults (about 6 more
 #                 minutes); none
-#   PORT_BASE     [5300]  servers on PORT_BASE+1..+6; BACKEND_PORT [8081] for the backends
+#   PORT_BASE     [5300]  servers on PORT_BASE+1..+7; BACKEND_PORT [8081] for the backends
 #   SLUICE_START, SLUICE_FAILOVER_START  [bench/start-sluice.sh, bench/start-sluice-failover.sh]
 #   RESULTS_DIR   [a new folder from mktemp -d]
 # Results go to RESULTS_DIR/<UTC time>/: table.md, one dnsperf log per run, runs.tsv (the CPU
 # accounting), machine.txt, install.log, failover.txt. summarize.py DIR... compares passes.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-SERVERS="${SERVERS:-knot nsd gdnsd pdns pdns-shared sluice}"
+SERVERS="${SERVERS:-knot nsd gdnsd gdnsd-rcvbuf pdns pdns-shared sluice}"
 VARIANTS="${VARIANTS:-shared pinned}"
 KINDS="${KINDS:-static www geo geo-subnets mix}"
 DURATION="${DURATION:-20}"
@@ -46,6 +46,8 @@ dnsperf_args=(-l "$DURATION" -c "$CLIENTS" -q "$OUTSTANDING" -t 2 -O suppress=ti
   echo "cpu_model: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
   echo "kernel: $(uname -r)"
   echo "loadavg_at_start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "udp_buffers: net.core.rmem_default $(cat /proc/sys/net/core/rmem_default)" \
+    "rmem_max $(cat /proc/sys/net/core/rmem_max) (a server's SO_RCVBUF is capped at rmem_max)"
   echo "warmup_s: $WARMUP (mixed load, unrecorded, every server)"
   echo "dnsperf_args: ${dnsperf_args[*]} (geo: -E $ECS_OPT; geo-subnets: -B, 1024 ECS subnets;" \
     "pinned: taskset -c 0)"
@@ -89,7 +91,7 @@ run_one() { # VARIANT SERVER KIND
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$v" "$s" "$k" "$(basename "$log")" \
     $((s1 - s0)) "$tu" "$ts" $((b1 - b0)) $((t1 - t0)) \
     "$(awk -v a="$w1" -v b="$w0" 'BEGIN { printf "%.2f", a - b }')" "$THREADS" >>"$out/runs.tsv"
-  printf '  %-7s %-11s %-11s %s\n' "$v" "$s" "$k" \
+  printf '  %-7s %-12s %-11s %s\n' "$v" "$s" "$k" \
     "$(awk '/Queries per second/ { printf "%.0f qps", $4 }' "$log")"
 }
 

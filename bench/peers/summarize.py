@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Summarize peer-benchmark results.
 summarize.py DIR          -> markdown table for one run.sh pass
-summarize.py DIR DIR ...  -> per-pass table for each, then a spread table and a headline table across passes
+summarize.py DIR DIR ...  -> per-pass table for each, then a spread table, a headline table and
+                             Sluice's ratios against the peers across passes
 """
 import csv, os, re, statistics, sys
 
@@ -61,6 +62,9 @@ NOTE = {("knot", "www"): "static 3xA (no GSLB)", ("nsd", "www"): "static 3xA (no
         ("pdns-shared", "geo"): "LUA view(), shared state", ("pdns-shared", "mix"): "lua-records=shared",
         ("knot", "mix"): "www/geo static here", ("nsd", "mix"): "www/geo static here",
         ("gdnsd", "mix"): "www weighted, geo nets"}
+for _k in ("www", "geo", "geo-subnets", "mix"):
+    NOTE[("gdnsd-rcvbuf", _k)] = NOTE[("gdnsd", _k)] + "; udp_rcvbuf 1 MiB"
+NOTE[("gdnsd-rcvbuf", "static")] = "udp_rcvbuf 1 MiB"
 
 def fmt(v, f="{:.0f}"):
     return "n/a" if v is None else f.format(v)
@@ -122,9 +126,49 @@ def headline(all_rows):
               f"{fmt(g('shared', 'max_ms', max), '{:.1f}')} / {fmt(g('pinned', 'max_ms', max), '{:.1f}')} | "
               f"{fmt(g('shared', 'us_per_q'), '{:.1f}')} / {fmt(g('pinned', 'us_per_q'), '{:.1f}')} | {NOTE.get(k, '')} |")
 
+# The peer each kind is judged against: Knot serves a static answer fastest, gdnsd is the GSLB.
+REFERENCE = {"static": "knot", "www": "gdnsd", "geo": "gdnsd", "geo-subnets": "gdnsd", "mix": "gdnsd"}
+
+def ratios(all_rows):
+    """Sluice against the peers, per variant and kind: CPU per query against the kind's reference
+    (median of the per-pass ratios, each pass's servers measured minutes apart), the average
+    latency against gdnsd and against gdnsd with a receive buffer that drops nothing (when it ran),
+    and the queries each lost. A server that drops queries at the ceiling frees dnsperf's slots
+    and shows a shorter queue, so the latency is only comparable between servers that lose none."""
+    per = {}  # (variant, kind) -> [ {server: row} per pass ]
+    for rows in all_rows:
+        seen = {}
+        for d in rows:
+            seen.setdefault((d["variant"], d["kind"]), {})[d["server"]] = d
+        for k, v in seen.items():
+            per.setdefault(k, []).append(v)
+    keys = [k for k in per if k[1] in REFERENCE and any("sluice" in p for p in per[k])]
+    if not keys:
+        return
+    med = lambda xs: statistics.median(xs) if xs else None
+    def rat(passes, a, b, key):
+        return [p[a][key] / p[b][key] for p in passes
+                if a in p and b in p and p[a].get(key) and p[b].get(key)]
+    def show(xs):
+        return "n/a" if not xs else f"**{med(xs):.2f}x** ({', '.join(f'{x:.2f}' for x in xs)})"
+    print(f"\n### Sluice against the peers: medians over {len(all_rows)} passes (per-pass ratios in brackets)\n")
+    print("| variant | query kind | CPU per query against | CPU per query against gdnsd-rcvbuf | latency against gdnsd | latency against gdnsd-rcvbuf | lost: sluice / gdnsd / gdnsd-rcvbuf / knot |")
+    print("|---|---|---|---|---|---|---|")
+    for k in keys:
+        ps, ref = per[k], REFERENCE[k[1]]
+        def lost_of(server):
+            xs = sorted({p[server].get("lost", "?") for p in ps if server in p},
+                        key=lambda x: float(x.rstrip("%")) if x != "?" else -1)
+            return "-" if not xs else xs[0] if len(xs) == 1 else f"{xs[0]}-{xs[-1]}"
+        lost = " / ".join(lost_of(s) for s in ("sluice", "gdnsd", "gdnsd-rcvbuf", "knot"))
+        print(f"| {k[0]} | {KIND.get(k[1], k[1])} | {ref} {show(rat(ps, 'sluice', ref, 'us_per_q'))} | "
+              f"{show(rat(ps, 'sluice', 'gdnsd-rcvbuf', 'us_per_q'))} | "
+              f"{show(rat(ps, 'sluice', 'gdnsd', 'avg_ms'))} | {show(rat(ps, 'sluice', 'gdnsd-rcvbuf', 'avg_ms'))} | {lost} |")
+
 if __name__ == "__main__":
     dirs = sys.argv[1:]
     all_rows = [one(d) for d in dirs]
     if len(dirs) > 1:
         spread(all_rows)
         headline(all_rows)
+    ratios(all_rows)
