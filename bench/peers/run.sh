@@ -10,6 +10,9 @@
 #   DURATION      [20]  seconds per measured dnsperf run
 #   WARMUP        [5]   seconds of unrecorded mixed load every server gets first; 0: none
 #   CLIENTS, OUTSTANDING [20, 500]  dnsperf -c and -q
+#   ORDER         [kind]  kind: every server started at once, each kind run on every server in
+#                 turn (a ratio compares runs seconds apart); server: one server at a time with
+#                 all its kinds (the order before 2026-12-01)
 #   FAILOVER      [tuned]  tuned: failover timing of gdnsd and PowerDNS with tuned checks and of
 #                 Sluice with its defaults; all: also the peers' defaults (about 6 more
 #                 minutes); none
@@ -28,6 +31,8 @@ WARMUP="${WARMUP:-5}"
 CLIENTS="${CLIENTS:-20}"
 OUTSTANDING="${OUTSTANDING:-500}"
 FAILOVER="${FAILOVER:-tuned}"
+ORDER="${ORDER:-kind}"
+case "$ORDER" in kind | server) ;; *) echo "ORDER must be kind or server" >&2; exit 2 ;; esac
 ECS_OPT="8:000118000a0200" # EDNS option 8 (client subnet): IPv4, /24, scope 0, 10.2.0.0
 out="${RESULTS_DIR:-$(mktemp -d -t peerbench-results.XXXXXX)}/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out"
@@ -49,6 +54,7 @@ dnsperf_args=(-l "$DURATION" -c "$CLIENTS" -q "$OUTSTANDING" -t 2 -O suppress=ti
   echo "udp_buffers: net.core.rmem_default $(cat /proc/sys/net/core/rmem_default)" \
     "rmem_max $(cat /proc/sys/net/core/rmem_max) (a server's SO_RCVBUF is capped at rmem_max)"
   echo "warmup_s: $WARMUP (mixed load, unrecorded, every server)"
+  echo "order: $ORDER"
   echo "dnsperf_args: ${dnsperf_args[*]} (geo: -E $ECS_OPT; geo-subnets: -B, 1024 ECS subnets;" \
     "pinned: taskset -c 0)"
   dpkg-query -W -f='pkg: ${Package} ${Version}\n' dnsperf knot gdnsd pdns-server nsd
@@ -95,22 +101,38 @@ run_one() { # VARIANT SERVER KIND
     "$(awk '/Queries per second/ { printf "%.0f qps", $4 }' "$log")"
 }
 
+start_and_warm() { # VARIANT SERVER
+  [ -x "$PEERS_DIR/start-$2.sh" ] || { echo "unknown server $2" >&2; exit 2; }
+  HEALTH=tuned "$PEERS_DIR/start-$2.sh" | sed 's/^/# /'
+  if [ "$WARMUP" -gt 0 ]; then # the same unrecorded load for every server, before any kind
+    load "$1" "$(port_of "$2")" mix -l "$WARMUP" -c "$CLIENTS" -q "$OUTSTANDING" -t 2 \
+      -O suppress=timeouts,unexpected >/dev/null 2>&1 || true
+  fi
+}
+
 for v in $VARIANTS; do
   case "$v" in
     shared) export THREADS=2 CPUS="0-$(($(nproc) - 1))" ;;
     pinned) export THREADS=1 CPUS=1 ;;
     *) echo "unknown variant $v (shared, pinned)" >&2; exit 2 ;;
   esac
-  for s in $SERVERS; do
-    [ -x "$PEERS_DIR/start-$s.sh" ] || { echo "unknown server $s" >&2; exit 2; }
-    HEALTH=tuned "$PEERS_DIR/start-$s.sh" | sed 's/^/# /'
-    if [ "$WARMUP" -gt 0 ]; then # the same unrecorded load for every server, before any kind
-      load "$v" "$(port_of "$s")" mix -l "$WARMUP" -c "$CLIENTS" -q "$OUTSTANDING" -t 2 \
-        -O suppress=timeouts,unexpected >/dev/null 2>&1 || true
-    fi
-    for k in $(kinds_for "$s"); do run_one "$v" "$s" "$k"; done
-    stop_server "$s"
-  done
+  if [ "$ORDER" = server ]; then
+    for s in $SERVERS; do
+      start_and_warm "$v" "$s"
+      for k in $(kinds_for "$s"); do run_one "$v" "$s" "$k"; done
+      stop_server "$s"
+    done
+  else
+    # Every server up at once (idle while another is measured), each kind run on every server
+    # in turn: the runs a ratio compares are seconds apart, not minutes.
+    for s in $SERVERS; do start_and_warm "$v" "$s"; done
+    for k in $(printf '%s\n' $KINDS wr | awk '!seen[$0]++'); do
+      for s in $SERVERS; do
+        case " $(kinds_for "$s") " in *" $k "*) run_one "$v" "$s" "$k" ;; esac
+      done
+    done
+    for s in $SERVERS; do stop_server "$s"; done
+  fi
 done
 
 if [ "$FAILOVER" != none ]; then
