@@ -126,7 +126,7 @@ for v in $VARIANTS; do
     # Every server up at once (idle while another is measured), each kind run on every server
     # in turn: the runs a ratio compares are seconds apart, not minutes.
     for s in $SERVERS; do start_and_warm "$v" "$s"; done
-    for k in $(printf '%s\n' $KINDS wr | awk '!seen[$0]++'); do
+    for k in $(for s in $SERVERS; do kinds_for "$s"; done | tr ' ' '\n' | awk '!seen[$0]++'); do
       for s in $SERVERS; do
         case " $(kinds_for "$s") " in *" $k "*) run_one "$v" "$s" "$k" ;; esac
       done

@@ -79,16 +79,6 @@ public final class ResponderWarmUp {
   }
 
   /**
-   * Answers up to {@code queries} synthetic queries through {@code responder}, built from the zones
-   * and services of {@code snapshot}, stopping early after {@code budgetNanos}.
-   */
-  public static Result run(Responder responder, Snapshot snapshot, int queries, long budgetNanos) {
-    long start = System.nanoTime();
-    Result r = of(responder, snapshot).run(queries, budgetNanos - (System.nanoTime() - start));
-    return new Result(r.queries(), r.distinct(), System.nanoTime() - start);
-  }
-
-  /**
    * Answers up to {@code queries} of the synthetic queries, stopping early after {@code
    * budgetNanos}.
    */

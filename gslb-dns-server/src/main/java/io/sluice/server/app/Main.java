@@ -78,9 +78,7 @@ public final class Main implements Callable<Integer> {
     // A thread ended by an exception nobody caught (an Error in some thread while a reload runs
     // the heap out, say) is told in the node's log format, not dumped bare on stderr.
     Thread.setDefaultUncaughtExceptionHandler(
-        (t, e) ->
-            org.slf4j.LoggerFactory.getLogger(Main.class)
-                .error("thread {} ended: {}", t.getName(), e.toString(), e));
+        (t, e) -> Log.LOG.error("thread {} ended: {}", t.getName(), e.toString(), e));
     System.exit(commandLine().execute(args));
   }
 

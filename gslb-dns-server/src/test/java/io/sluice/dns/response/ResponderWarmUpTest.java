@@ -105,7 +105,7 @@ class ResponderWarmUpTest {
       Responder responder = new Responder(store, null, planner, seen);
 
       ResponderWarmUp.Result r =
-          ResponderWarmUp.run(responder, store.current(), 4000, 60_000_000_000L);
+          ResponderWarmUp.of(responder, store.current()).run(4000, 60_000_000_000L);
 
       assertEquals(4000, r.queries());
       assertEquals(4000, seen.queries.get(), "every synthetic query went through the responder");
@@ -139,7 +139,7 @@ class ResponderWarmUpTest {
     SnapshotStore store = new SnapshotStore(publisher.initial(config, "t.yaml"));
     try (PolicyPlanner planner = new PolicyPlanner(store, GslbMetrics.NOOP)) {
       Responder responder = new Responder(store, null, planner, GslbMetrics.NOOP);
-      ResponderWarmUp.Result r = ResponderWarmUp.run(responder, store.current(), 1_000_000, 0);
+      ResponderWarmUp.Result r = ResponderWarmUp.of(responder, store.current()).run(1_000_000, 0);
       // The budget is checked every 1,024 queries.
       assertEquals(1024, r.queries());
     }
