@@ -5,7 +5,7 @@ REPO_DIR="$(cd "$PEERS_DIR/../.." && pwd)"
 CONF_DIR="$PEERS_DIR/configs"
 RUN_ROOT="${RUN_ROOT:-/tmp/peerbench}"
 ADDR=127.0.0.1
-# One port per server: PORT_BASE + 1 .. + 7 (default 5301-5307).
+# One port per server: PORT_BASE + 1 .. + 8 (default 5301-5308).
 PORT_BASE="${PORT_BASE:-5300}"
 PORT_knot=$((PORT_BASE + 1))
 PORT_nsd=$((PORT_BASE + 2))
@@ -14,8 +14,12 @@ PORT_pdns=$((PORT_BASE + 4))
 PORT_pdns_shared=$((PORT_BASE + 5)) # PowerDNS with enable-lua-records=shared
 PORT_sluice=$((PORT_BASE + 6))
 PORT_gdnsd_rcvbuf=$((PORT_BASE + 7)) # gdnsd with udp_rcvbuf 1 MiB: no drops at the ceiling
+PORT_sluice_base=$((PORT_BASE + 8))  # another build of Sluice, to measure a change against
 # How Sluice is started: PORT THREADS RUNDIR, exec in the foreground (see start-sluice.sh).
 SLUICE_START="${SLUICE_START:-$REPO_DIR/bench/start-sluice.sh}"
+# sluice-base: the SLUICE_START script of another checkout (e.g. a git worktree of the commit
+# before a change, built), so it runs that checkout's jar; no default.
+SLUICE_BASE_START="${SLUICE_BASE_START:-}"
 SLUICE_FAILOVER_START="${SLUICE_FAILOVER_START:-$REPO_DIR/bench/start-sluice-failover.sh}"
 # The health-checked HTTP backends of the failover timing: loopback addresses, one port.
 BACKEND_ADDRS="127.0.0.11 127.0.0.12 127.0.0.13"

@@ -3,20 +3,23 @@
 # query files for each, server CPU per query from /proc (docs/benchmark.md).
 #   bench/peers/run.sh
 # Environment (defaults in brackets):
-#   SERVERS       [knot nsd gdnsd gdnsd-rcvbuf pdns pdns-shared sluice]
+#   SERVERS       [knot nsd gdnsd gdnsd-rcvbuf pdns pdns-shared sluice]; also sluice-base: another
+#                 build of Sluice, started by SLUICE_BASE_START (that checkout's bench/start-sluice.sh)
 #   VARIANTS      [shared pinned]  shared: THREADS=2 on every CPU, dnsperf unpinned;
 #                                  pinned: the server with 1 thread on CPU 1, dnsperf on CPU 0
 #   KINDS         [static www geo geo-subnets mix]  (PowerDNS also gets wr)
 #   DURATION      [20]  seconds per measured dnsperf run
 #   WARMUP        [5]   seconds of unrecorded mixed load every server gets first; 0: none
 #   CLIENTS, OUTSTANDING [20, 500]  dnsperf -c and -q
+#   QPS           [unset]  a fixed rate for every measured run (dnsperf -Q), as many independent
+#                 resolvers send, instead of as fast as the answers come back (the ceiling)
 #   ORDER         [kind]  kind: every server started at once, each kind run on every server in
 #                 turn (a ratio compares runs seconds apart); server: one server at a time with
 #                 all its kinds (the order before 2026-12-01)
 #   FAILOVER      [tuned]  tuned: failover timing of gdnsd and PowerDNS with tuned checks and of
 #                 Sluice with its defaults; all: also the peers' defaults (about 6 more
 #                 minutes); none
-#   PORT_BASE     [5300]  servers on PORT_BASE+1..+7; BACKEND_PORT [8081] for the backends
+#   PORT_BASE     [5300]  servers on PORT_BASE+1..+8; BACKEND_PORT [8081] for the backends
 #   SLUICE_START, SLUICE_FAILOVER_START  [bench/start-sluice.sh, bench/start-sluice-failover.sh]
 #   RESULTS_DIR   [a new folder from mktemp -d]
 # Results go to RESULTS_DIR/<UTC time>/: table.md, one dnsperf log per run, runs.tsv (the CPU
@@ -44,6 +47,10 @@ trap '"$PEERS_DIR/stop-all.sh"' EXIT
 "$PEERS_DIR/stop-all.sh"
 python3 "$PEERS_DIR/gen-queries.py" "$q"
 dnsperf_args=(-l "$DURATION" -c "$CLIENTS" -q "$OUTSTANDING" -t 2 -O suppress=timeouts,unexpected)
+if [ -n "${QPS:-}" ]; then
+  case "$QPS" in *[!0-9]* | 0) echo "QPS must be a positive number of queries a second" >&2; exit 2 ;; esac
+  dnsperf_args+=(-Q "$QPS")
+fi
 {
   echo "date_utc: $(date -u '+%Y-%m-%d %H:%M:%S')"
   echo "commit: $(git -C "$REPO_DIR" describe --always --dirty 2>/dev/null || echo unknown)"
@@ -59,6 +66,8 @@ dnsperf_args=(-l "$DURATION" -c "$CLIENTS" -q "$OUTSTANDING" -t 2 -O suppress=ti
     "pinned: taskset -c 0)"
   dpkg-query -W -f='pkg: ${Package} ${Version}\n' dnsperf knot gdnsd pdns-server nsd
   echo "sluice_start: $SLUICE_START"
+  case " $SERVERS " in *" sluice-base "*) echo "sluice_base_start: $SLUICE_BASE_START" \
+    "(commit $(git -C "$(dirname "$SLUICE_BASE_START")" describe --always --dirty 2>/dev/null || echo unknown))" ;; esac
 } >"$out/machine.txt"
 cat "$out/machine.txt"
 printf 'variant\tserver\tkind\tlog\tsrv_ticks\tperf_user\tperf_sys\tsys_busy\tsys_total\twall\tthreads\n' \

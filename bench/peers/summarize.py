@@ -129,28 +129,38 @@ def headline(all_rows):
 # The peer each kind is judged against: Knot serves a static answer fastest, gdnsd is the GSLB.
 REFERENCE = {"static": "knot", "www": "gdnsd", "geo": "gdnsd", "geo-subnets": "gdnsd", "mix": "gdnsd"}
 
-def ratios(all_rows):
-    """Sluice against the peers, per variant and kind: CPU per query against the kind's reference
-    (median of the per-pass ratios, each pass's servers measured minutes apart), the average
-    latency against gdnsd and against gdnsd with a receive buffer that drops nothing (when it ran),
-    and the queries each lost. A server that drops queries at the ceiling frees dnsperf's slots
-    and shows a shorter queue, so the latency is only comparable between servers that lose none."""
-    per = {}  # (variant, kind) -> [ {server: row} per pass ]
+def by_pass(all_rows):
+    """(variant, kind) -> one {server: row} per pass."""
+    per = {}
     for rows in all_rows:
         seen = {}
         for d in rows:
             seen.setdefault((d["variant"], d["kind"]), {})[d["server"]] = d
         for k, v in seen.items():
             per.setdefault(k, []).append(v)
+    return per
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+def rat(passes, a, b, key):
+    """Per pass, server a's figure over server b's."""
+    return [p[a][key] / p[b][key] for p in passes
+            if a in p and b in p and p[a].get(key) and p[b].get(key)]
+
+def show(xs):
+    return "n/a" if not xs else f"**{med(xs):.2f}x** ({', '.join(f'{x:.2f}' for x in xs)})"
+
+def ratios(all_rows):
+    """Sluice against the peers, per variant and kind: CPU per query against the kind's reference
+    (median of the per-pass ratios, each pass's servers measured minutes apart), the average
+    latency against gdnsd and against gdnsd with a receive buffer that drops nothing (when it ran),
+    and the queries each lost. A server that drops queries at the ceiling frees dnsperf's slots
+    and shows a shorter queue, so the latency is only comparable between servers that lose none."""
+    per = by_pass(all_rows)
     keys = [k for k in per if k[1] in REFERENCE and any("sluice" in p for p in per[k])]
     if not keys:
         return
-    med = lambda xs: statistics.median(xs) if xs else None
-    def rat(passes, a, b, key):
-        return [p[a][key] / p[b][key] for p in passes
-                if a in p and b in p and p[a].get(key) and p[b].get(key)]
-    def show(xs):
-        return "n/a" if not xs else f"**{med(xs):.2f}x** ({', '.join(f'{x:.2f}' for x in xs)})"
     print(f"\n### Sluice against the peers: medians over {len(all_rows)} passes (per-pass ratios in brackets)\n")
     print("| variant | query kind | CPU per query against | CPU per query against gdnsd-rcvbuf | latency against gdnsd | latency against gdnsd-rcvbuf | lost: sluice / gdnsd / gdnsd-rcvbuf / knot |")
     print("|---|---|---|---|---|---|---|")
@@ -165,6 +175,26 @@ def ratios(all_rows):
               f"{show(rat(ps, 'sluice', 'gdnsd-rcvbuf', 'us_per_q'))} | "
               f"{show(rat(ps, 'sluice', 'gdnsd', 'avg_ms'))} | {show(rat(ps, 'sluice', 'gdnsd-rcvbuf', 'avg_ms'))} | {lost} |")
 
+def against_base(all_rows):
+    """Sluice against sluice-base (another build of Sluice, run.sh's SLUICE_BASE_START) and both
+    against gdnsd, per variant and kind, when sluice-base ran: what a change did, measured in the
+    same runs as the peers, so it can be read against the spread of gdnsd's own figures."""
+    per = by_pass(all_rows)
+    keys = [k for k in per if any("sluice" in p and "sluice-base" in p for p in per[k])]
+    if not keys:
+        return
+    def us(passes, server):
+        xs = [p[server]["us_per_q"] for p in passes if server in p and p[server].get("us_per_q")]
+        return ", ".join(f"{x:.2f}" for x in xs) or "n/a"
+    print(f"\n### Sluice against sluice-base: medians over {len(all_rows)} passes (per-pass ratios in brackets)\n")
+    print("| variant | query kind | CPU us/query sluice | sluice-base | gdnsd | sluice against sluice-base | sluice against gdnsd | sluice-base against gdnsd | latency sluice against sluice-base |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for k in keys:
+        ps = per[k]
+        print(f"| {k[0]} | {KIND.get(k[1], k[1])} | {us(ps, 'sluice')} | {us(ps, 'sluice-base')} | {us(ps, 'gdnsd')} | "
+              f"{show(rat(ps, 'sluice', 'sluice-base', 'us_per_q'))} | {show(rat(ps, 'sluice', 'gdnsd', 'us_per_q'))} | "
+              f"{show(rat(ps, 'sluice-base', 'gdnsd', 'us_per_q'))} | {show(rat(ps, 'sluice', 'sluice-base', 'avg_ms'))} |")
+
 if __name__ == "__main__":
     dirs = sys.argv[1:]
     all_rows = [one(d) for d in dirs]
@@ -172,3 +202,4 @@ if __name__ == "__main__":
         spread(all_rows)
         headline(all_rows)
     ratios(all_rows)
+    against_base(all_rows)
