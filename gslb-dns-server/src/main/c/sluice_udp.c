@@ -8,12 +8,16 @@
  * Meta of slot k (native byte order): in length @0, out length @4 (0: no answer), out offset @8,
  * address family @12 (4 or 6), source port @16, source address @20 (4 or 16 bytes).
  *
- * The socket stays non-blocking: it may be shared with another process (a hand-over), and
- * O_NONBLOCK belongs to the open file, not to this descriptor. An empty socket is waited on
- * with poll(2), together with an eventfd that stop() writes.
+ * A loop waits for datagrams inside recvmmsg(2), as gdnsd does: wait_in_kernel() clears the
+ * file's O_NONBLOCK and bounds each wait with SO_RCVTIMEO, so a stop is seen within that bound.
+ * Where the file is non-blocking (a socket offered to another process in a hand-over, whose
+ * readers expect O_NONBLOCK, which belongs to the open file, not to this descriptor), an empty
+ * socket is waited on with poll(2) instead, together with an eventfd that stop() writes. Either
+ * way every call but the first read of a batch is non-blocking (MSG_DONTWAIT).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <jni.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -22,6 +26,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 /* The meta block of a slot; NativeUdp names the same offsets. */
@@ -117,7 +122,8 @@ static int wait_readable(struct batch *b, int fd, int timeout_millis) {
 
 /*
  * Reads up to `slots` datagrams; returns how many (0: none before the timeout, or woken), or
- * -errno. Waits only while the socket is empty.
+ * -errno. Waits only while the socket is empty: in recvmmsg(2) where the file blocks (it returns
+ * with the first datagram and whatever came with it, MSG_WAITFORONE), else in poll(2).
  */
 JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_receive(
     JNIEnv *env, jclass cls, jlong handle, jint fd, jint timeout_millis) {
@@ -133,7 +139,8 @@ JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_receive(
       h->msg_controllen = 0;
       h->msg_flags = 0;
     }
-    int n = recvmmsg(fd, b->rx, b->slots, MSG_DONTWAIT, NULL);
+    int flags = attempt == 0 ? MSG_WAITFORONE : MSG_DONTWAIT;
+    int n = recvmmsg(fd, b->rx, b->slots, flags, NULL);
     if (n > 0) {
       for (int k = 0; k < n; k++) {
         char *m = b->meta + (size_t)k * META_BYTES;
@@ -206,7 +213,7 @@ JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_send(
   }
   int at = 0, lost = 0, waited = 0;
   while (at < m) {
-    int n = sendmmsg(fd, b->tx + at, m - at, 0);
+    int n = sendmmsg(fd, b->tx + at, m - at, MSG_DONTWAIT);
     if (n > 0) {
       at += n;
       continue;
@@ -227,6 +234,30 @@ JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_send(
     at++;
   }
   return lost;
+}
+
+/* Lets reads of `fd` wait in the kernel, each at most `timeout_millis`; 0, or -errno. */
+JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_waitInKernel(
+    JNIEnv *env, jclass cls, jint fd, jint timeout_millis) {
+  struct timeval tv = {.tv_sec = timeout_millis / 1000, .tv_usec = (timeout_millis % 1000) * 1000};
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0) {
+    return -errno;
+  }
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+    return -errno;
+  }
+  return 0;
+}
+
+/* Makes the open file of `fd` non-blocking again, as every other reader expects; 0, or -errno. */
+JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_nonBlocking(
+    JNIEnv *env, jclass cls, jint fd) {
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+    return -errno;
+  }
+  return 0;
 }
 
 JNIEXPORT void JNICALL Java_io_sluice_dns_server_NativeUdp_wake(

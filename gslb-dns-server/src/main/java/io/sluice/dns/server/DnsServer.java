@@ -460,6 +460,22 @@ public final class DnsServer implements AutoCloseable {
   }
 
   /**
+   * The {@link #listeningSockets}, readied for the node taking over from this one: a UDP socket
+   * whose native loop waits inside the kernel is made non-blocking again first, since the other
+   * process may read it through Netty, and the flag belongs to the file both share. This node's
+   * loops answer on, waiting in poll, until {@link #stopListening}.
+   */
+  public List<InheritedSockets.Socket> handOverSockets() {
+    for (Channel c : channels) {
+      UdpQueryHandler udp = c.pipeline().get(UdpQueryHandler.class);
+      if (udp != null) {
+        udp.share();
+      }
+    }
+    return listeningSockets();
+  }
+
+  /**
    * Stops reading the listening sockets (the node that took them over reads them now): closes this
    * process's descriptors only, so the sockets and their queues live on in the other process.
    * Connections already accepted are served on until they close.

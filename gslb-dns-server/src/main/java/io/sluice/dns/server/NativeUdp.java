@@ -81,8 +81,9 @@ final class NativeUdp {
   static native ByteBuffer memory(long batch);
 
   /**
-   * Reads up to a batch from {@code fd}, waiting up to {@code timeoutMillis} only while the socket
-   * is empty; the number read, 0 (none, or woken by {@link #wake}), or a negative errno.
+   * Reads up to a batch from {@code fd}, waiting only while the socket is empty: inside recvmmsg
+   * after {@link #waitInKernel}, else in poll for up to {@code timeoutMillis}; the number read, 0
+   * (none, or woken by {@link #wake}), or a negative errno.
    */
   static native int receive(long batch, int fd, int timeoutMillis);
 
@@ -92,7 +93,22 @@ final class NativeUdp {
    */
   static native int send(long batch, int fd, int count);
 
-  /** Makes a {@link #receive} waiting on an empty socket return now, and every later one. */
+  /**
+   * Lets {@link #receive} wait for datagrams inside recvmmsg, each wait at most {@code
+   * timeoutMillis}: clears O_NONBLOCK on the socket's open file; 0, or a negative errno.
+   */
+  static native int waitInKernel(int fd, int timeoutMillis);
+
+  /**
+   * Sets O_NONBLOCK on the socket's open file again, as any other reader of it expects; {@link
+   * #receive} then waits in poll. 0, or a negative errno.
+   */
+  static native int nonBlocking(int fd);
+
+  /**
+   * Makes a {@link #receive} waiting in poll on an empty socket return now, and every later one;
+   * one waiting inside recvmmsg returns at the end of its bounded wait.
+   */
   static native void wake(long batch);
 
   /** Frees the batch; no call may use it afterwards. */

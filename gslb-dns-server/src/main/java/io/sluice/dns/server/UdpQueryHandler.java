@@ -41,7 +41,8 @@ final class UdpQueryHandler extends ChannelDuplexHandler {
   /** Threads for the native loop; null: Netty reads the socket. */
   private final ThreadFactory nativeThreads;
 
-  private NativeUdpLoop loop;
+  /** Set and cleared on the channel's event loop, read by a hand-over's thread too. */
+  private volatile NativeUdpLoop loop;
 
   private UdpQueryHandler(Responder responder, UdpQueues queues, ThreadFactory nativeThreads) {
     this.responder = responder;
@@ -112,9 +113,18 @@ final class UdpQueryHandler extends ChannelDuplexHandler {
   }
 
   private void stopLoop() {
-    if (loop != null) {
-      loop.stop();
+    NativeUdpLoop l = loop;
+    if (l != null) {
+      l.stop();
       loop = null;
+    }
+  }
+
+  /** Readies the socket for another process's reader (a hand-over); see NativeUdpLoop#share. */
+  void share() {
+    NativeUdpLoop l = loop;
+    if (l != null) {
+      l.share();
     }
   }
 

@@ -363,9 +363,12 @@ public final class SluiceNode implements AutoCloseable {
     return server.port();
   }
 
-  /** The listening sockets of DNS and DoH, to hand over to the node taking over. */
+  /**
+   * The listening sockets of DNS and DoH, readied for and handed over to the node taking over
+   * ({@link DnsServer#handOverSockets}).
+   */
   public List<InheritedSockets.Socket> listeningSockets() {
-    List<InheritedSockets.Socket> all = new ArrayList<>(server.listeningSockets());
+    List<InheritedSockets.Socket> all = new ArrayList<>(server.handOverSockets());
     if (https != null) {
       all.addAll(https.listeningSockets());
     }

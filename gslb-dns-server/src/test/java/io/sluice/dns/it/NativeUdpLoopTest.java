@@ -11,6 +11,7 @@ import io.netty.channel.epoll.Epoll;
 import io.sluice.admin.metrics.PrometheusMetrics;
 import io.sluice.core.config.ConfigException;
 import io.sluice.core.config.ConfigLoader;
+import io.sluice.dns.server.InheritedSockets;
 import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
@@ -271,6 +272,60 @@ class NativeUdpLoopTest {
       assertFalse(sockets.isEmpty());
       assertTrue(epollTargets().containsAll(sockets), sockets + " in " + epollTargets());
     }
+  }
+
+  @Test
+  void theLoopWaitsInTheKernelUntilItsSocketIsHandedOver() throws Exception {
+    try (TestServer server = TestServer.start(TestZones.CONFIG)) {
+      assertEquals(Rcode.NOERROR, server.query(WWW, Type.A, false).getRcode());
+      List<Integer> sockets = udpDescriptors(server);
+      assertFalse(sockets.isEmpty(), "the server's UDP sockets");
+      for (int fd : sockets) {
+        assertFalse(nonBlocking(fd), "fd " + fd + " blocks: the loop waits inside recvmmsg");
+      }
+      // Another process may read a handed-over socket through Netty, which needs O_NONBLOCK.
+      server.node.server().handOverSockets();
+      for (int fd : sockets) {
+        assertTrue(nonBlocking(fd), "fd " + fd + " is non-blocking once offered for a hand-over");
+      }
+      // This loop answers on, now waiting in poll: each pause outlasts the 20 ms its recvmmsg
+      // waits at most, so the queries after the first find it there.
+      for (int i = 0; i < 5; i++) {
+        Thread.sleep(100);
+        assertEquals(Rcode.NOERROR, server.query(WWW, Type.A, false).getRcode(), "query " + i);
+      }
+    }
+    // Netty's loop reads the same look's sockets non-blocking, as it must.
+    String yaml = TestZones.CONFIG.replace("threads: 1", "threads: 1\n  udpLoop: netty");
+    try (TestServer server = TestServer.start(yaml)) {
+      assertEquals(Rcode.NOERROR, server.query(WWW, Type.A, false).getRcode());
+      List<Integer> sockets = udpDescriptors(server);
+      assertFalse(sockets.isEmpty());
+      for (int fd : sockets) {
+        assertTrue(nonBlocking(fd), "fd " + fd + " under Netty's loop");
+      }
+    }
+  }
+
+  /**
+   * The descriptors of the server's own UDP sockets; a search of /proc by port could also find a
+   * client's socket that has the same port on another address.
+   */
+  private static List<Integer> udpDescriptors(TestServer server) {
+    return server.node.server().listeningSockets().stream()
+        .filter(s -> s.kind() == InheritedSockets.Kind.DNS_UDP)
+        .map(InheritedSockets.Socket::fd)
+        .toList();
+  }
+
+  /** Whether the open file of this process's descriptor {@code fd} has O_NONBLOCK (octal 04000). */
+  private static boolean nonBlocking(int fd) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/self/fdinfo/" + fd))) {
+      if (line.startsWith("flags:")) {
+        return (Integer.parseInt(line.substring(6).trim(), 8) & 04000) != 0;
+      }
+    }
+    throw new AssertionError("no flags in /proc/self/fdinfo/" + fd);
   }
 
   /** This process's descriptors of the UDP sockets bound to {@code port}. */
