@@ -16,6 +16,7 @@ import io.sluice.core.spi.HealthPublisher;
 import io.sluice.core.spi.Ticker;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
+import io.sluice.core.state.TrafficState;
 import io.sluice.core.store.ClusterUnreachableException;
 import io.sluice.core.store.DurableLog;
 import io.sluice.core.store.SharedStateLog;
@@ -170,7 +171,14 @@ final class StateWriter {
         writeSwitches(missing);
       }
     }
-    store.update(s -> s.withTraffic(PlanProjection.project(state, s.config())));
+    // Publishes only a restored state that differs from the one served: an equal one (a fresh
+    // install, or a journal that holds no override) would make every listener derive again, and
+    // the policy planner re-derives every service for it (a second of the start for 10,000).
+    store.update(
+        s -> {
+          TrafficState restored = PlanProjection.project(state, s.config());
+          return restored.equals(s.traffic()) ? s : s.withTraffic(restored);
+        });
     metrics.storeHealthy(problem == null);
   }
 

@@ -36,6 +36,24 @@ class TrafficSystemTest {
   }
 
   @Test
+  void aStartPublishesTheRestoredStateOnlyWhenItDiffersFromTheServedOne() throws Exception {
+    try (TrafficFixture fresh = new TrafficFixture(dir, "")) {
+      // Nothing saved: the served state is already the restored one, so no listener (the policy
+      // planner derives every service again for each) is woken for it: the store still holds
+      // its initial snapshot, version 1.
+      assertEquals(1, fresh.store.current().version());
+      fresh.controller().freeze(new Actor("ops", "operator"), null, true, "drill", null);
+      assertTrue(fresh.store.current().traffic().frozen());
+    }
+    try (TrafficFixture restarted = new TrafficFixture(dir, "")) {
+      // A new store, as after a restart: the journal's freeze is restored and published (with a
+      // version above the ones the state directory reserved before).
+      assertTrue(restarted.store.current().version() > 1);
+      assertTrue(restarted.store.current().traffic().frozen());
+    }
+  }
+
+  @Test
   void openCreatesTheStateLayoutAndSharesTheAuditSink() throws Exception {
     try (TrafficFixture f = new TrafficFixture(dir, "")) {
       long seq =
