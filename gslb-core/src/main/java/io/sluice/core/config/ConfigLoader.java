@@ -173,18 +173,9 @@ public final class ConfigLoader {
     List<String> pruned = new ArrayList<>();
     SluiceConfig raw;
     try {
-      // A well-formed file, the common case, is read in one strict pass. A start reads the same
-      // text more than once (checked, then its referenced files found, then loaded as the node
-      // runs it): the bound result is immutable, so the last one is reused.
-      LastRead memo = lastRead;
-      if (memo != null && memo.yaml().equals(yaml)) {
-        raw = memo.raw();
-      } else {
-        raw = YAML.readValue(yaml, SluiceConfig.class);
-        if (raw == null) {
-          return failed(name, "", "the file is empty");
-        }
-        lastRead = new LastRead(yaml, raw);
+      raw = strict(yaml);
+      if (raw == null) {
+        return failed(name, "", "the file is empty");
       }
     } catch (JsonProcessingException strict) {
       raw = readCollectingShapeProblems(yaml, problems, pruned);
@@ -211,6 +202,37 @@ public final class ConfigLoader {
       }
     }
     return new Parsed(config, all);
+  }
+
+  /**
+   * The configuration {@code yaml} binds to, its relative paths resolved against {@code baseDir},
+   * not validated: for finding the files it references before it is checked. Null when it does not
+   * bind; {@link #read} then reports why.
+   */
+  public static SluiceConfig bind(String yaml, Path baseDir) {
+    try {
+      SluiceConfig raw = strict(yaml);
+      return raw == null ? null : raw.withBaseDir(baseDir);
+    } catch (JsonProcessingException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Binds a well-formed file, the common case, in one strict pass; null for an empty one. A start
+   * reads the same text more than once (checked, then its referenced files found, then loaded as
+   * the node runs it): the bound result is immutable, so the last one is reused.
+   */
+  private static SluiceConfig strict(String yaml) throws JsonProcessingException {
+    LastRead memo = lastRead;
+    if (memo != null && memo.yaml().equals(yaml)) {
+      return memo.raw();
+    }
+    SluiceConfig raw = YAML.readValue(yaml, SluiceConfig.class);
+    if (raw != null) {
+      lastRead = new LastRead(yaml, raw);
+    }
+    return raw;
   }
 
   /**

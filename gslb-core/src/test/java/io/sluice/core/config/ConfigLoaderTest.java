@@ -32,6 +32,24 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void bindReadsWhatAFileNamesWithoutCheckingItsValues() {
+    String yaml =
+        """
+        zones:
+          - origin: example.com.
+            file: zones/example.com.zone
+            ttl: -5
+        """;
+    // The values are wrong (no SOA, a negative TTL): read reports them, bind does not look.
+    assertFalse(ConfigLoader.read(yaml, "test.yaml", Path.of("/etc/sluice")).problems().isEmpty());
+    SluiceConfig bound = ConfigLoader.bind(yaml, Path.of("/etc/sluice"));
+    assertEquals("zones/example.com.zone", bound.zones().get(0).file());
+    assertEquals(Path.of("/etc/sluice"), bound.baseDir());
+    assertNull(ConfigLoader.bind("zones: [ {origin: ", Path.of(".")));
+    assertNull(ConfigLoader.bind("zones: 5", Path.of(".")));
+  }
+
+  @Test
   void aBuilderCopyKeepsEverySectionItDoesNotReplace() throws Exception {
     SluiceConfig example = ConfigLoader.load(Path.of("..", "config", "sluice.yaml"));
     assertEquals(example, example.toBuilder().build());

@@ -457,7 +457,13 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
       throw new ConfigException(file.toString(), "", "cannot read: " + e.getMessage());
     }
     Map<String, String> files = new TreeMap<>();
-    SluiceConfig parsed = ConfigLoader.read(yaml, file.toString(), baseDir, x -> x).config();
+    // Only the files it names are needed here: load() checks the configuration as it will run.
+    // A file that does not bind strictly is read leniently, so its problems are reported with its
+    // files found, not as files that cannot be read.
+    SluiceConfig parsed = ConfigLoader.bind(yaml, baseDir);
+    if (parsed == null) {
+      parsed = ConfigLoader.read(yaml, file.toString(), baseDir, x -> x).config();
+    }
     if (parsed != null) {
       for (String f : ConfigFiles.referenced(parsed).values()) {
         Path p = baseDir.resolve(f).normalize();
