@@ -53,8 +53,8 @@ final class Handover implements AutoCloseable {
 
   /** What the running node does at each step. */
   interface Party {
-    /** The listening sockets to hand over. */
-    List<InheritedSockets.Socket> listeningSockets();
+    /** The listening sockets, readied for the new process and to be handed over to it. */
+    List<InheritedSockets.Socket> handOverSockets();
 
     /** Releases the state directory, admin port and cluster membership; answers go on. */
     void releaseState();
@@ -116,7 +116,7 @@ final class Handover implements AutoCloseable {
         link.send("ERROR expected 'HELLO " + VERSION + "'");
         return;
       }
-      List<InheritedSockets.Socket> sockets = party.listeningSockets();
+      List<InheritedSockets.Socket> sockets = party.handOverSockets();
       link.send("LISTENERS " + sockets.size());
       for (InheritedSockets.Socket s : sockets) {
         link.send(

@@ -139,8 +139,8 @@ final class NodeProcess implements Handover.Party, AutoCloseable {
   }
 
   @Override
-  public List<InheritedSockets.Socket> listeningSockets() {
-    return runtime.node().listeningSockets();
+  public List<InheritedSockets.Socket> handOverSockets() {
+    return runtime.node().handOverSockets();
   }
 
   @Override

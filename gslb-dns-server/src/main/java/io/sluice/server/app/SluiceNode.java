@@ -367,7 +367,7 @@ public final class SluiceNode implements AutoCloseable {
    * The listening sockets of DNS and DoH, readied for and handed over to the node taking over
    * ({@link DnsServer#handOverSockets}).
    */
-  public List<InheritedSockets.Socket> listeningSockets() {
+  public List<InheritedSockets.Socket> handOverSockets() {
     List<InheritedSockets.Socket> all = new ArrayList<>(server.handOverSockets());
     if (https != null) {
       all.addAll(https.listeningSockets());

@@ -295,7 +295,7 @@ class NativeUdpLoopTest {
         assertEquals(Rcode.NOERROR, server.query(WWW, Type.A, false).getRcode(), "query " + i);
       }
     }
-    // Netty's loop reads the same look's sockets non-blocking, as it must.
+    // Netty's loop reads the same configuration's sockets non-blocking, as it must.
     String yaml = TestZones.CONFIG.replace("threads: 1", "threads: 1\n  udpLoop: netty");
     try (TestServer server = TestServer.start(yaml)) {
       assertEquals(Rcode.NOERROR, server.query(WWW, Type.A, false).getRcode());
