@@ -94,6 +94,7 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
   private final DnsQueryMeters dnsQueries;
   private final Counter[] tcpClosed;
   private final AtomicLong tcpOpen = new AtomicLong();
+  private volatile DnsSocketStats dnsSocketStats;
 
   /** Rate limited responses by kind: all of them, then those slipped and those dropped. */
   private final Counter[] rrlLimited;
@@ -478,6 +479,9 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
 
   @Override
   public void dnsSockets(DnsSocketStats stats) {
+    // Micrometer holds a meter's source weakly: once nothing else refers to it, the counters
+    // read 0 from then on. The sockets' statistics live as long as the process, so this holds them.
+    dnsSocketStats = stats;
     droppedCounter(stats, "receive_buffer", DnsSocketStats::receiveBufferDrops);
     droppedCounter(stats, "send_queue", DnsSocketStats::sendQueueDrops);
     udpQueueGauge(stats, "receive", DnsSocketStats::receiveQueueBytes);
