@@ -62,6 +62,10 @@ public final class PolicyPlanner
   private final DecisionSampler sampler = new DecisionSampler(this::decideQuietly);
   // False for a detached planner (the warm-up's): its answers are never sampled.
   private final boolean sampling;
+  // The services a detached planner derives after a health or traffic change (the warm-up asks
+  // at most a few dozen, and deriving all of a large configuration's would cost most of its
+  // time); null for a serving planner, which derives them all.
+  private final Set<String> derived;
   // The chain compiled for the last configuration explained from the history (ctl why).
   private volatile CompiledConfig explainedBefore;
   // The configuration the sampler was last set up for (writer threads only).
@@ -81,18 +85,19 @@ public final class PolicyPlanner
   /** Like {@link #PolicyPlanner(SnapshotStore, GslbMetrics)}; errors name {@code file}. */
   public PolicyPlanner(SnapshotStore store, GslbMetrics metrics, String file)
       throws ConfigException {
-    this(store, metrics, file, true);
+    this(store, metrics, file, null);
     startSampling(live.compiled());
     store.addListener(this::refresh);
   }
 
   /**
-   * A planner over {@code store}; a {@code sampling} one feeds shadow chains and the decision log,
-   * the caller starts it.
+   * A planner over {@code store}; a serving one ({@code derived} null) feeds shadow chains and the
+   * decision log, the caller starts it; a detached one derives only {@code derived}.
    */
-  private PolicyPlanner(SnapshotStore store, GslbMetrics metrics, String file, boolean sampling)
+  private PolicyPlanner(SnapshotStore store, GslbMetrics metrics, String file, Set<String> derived)
       throws ConfigException {
-    this.sampling = sampling;
+    this.sampling = derived == null;
+    this.derived = derived;
     this.store = java.util.Objects.requireNonNull(store, "store");
     this.metrics = java.util.Objects.requireNonNull(metrics, "metrics (use GslbMetrics.NOOP)");
     Snapshot s = store.current();
@@ -102,7 +107,7 @@ public final class PolicyPlanner
     } else {
       CompiledConfig c = PlanCompiler.compile(s.config(), file);
       this.fallback = c;
-      this.live = Live.derive(s, c);
+      this.live = Live.derive(s, c, derived);
     }
   }
 
@@ -112,9 +117,9 @@ public final class PolicyPlanner
    * and records only into {@code metrics}: the DNS module's start-up warm-up asks it.
    */
   @Override
-  public AnswerPlanner detached(SnapshotStore store, GslbMetrics metrics) {
+  public AnswerPlanner detached(SnapshotStore store, GslbMetrics metrics, Set<String> services) {
     try {
-      return new PolicyPlanner(store, metrics, "config", false);
+      return new PolicyPlanner(store, metrics, "config", Set.copyOf(services));
     } catch (ConfigException e) {
       // Only a configuration set without the publisher is compiled here, and it compiled before.
       LOG.debug("no detached planner: {}", e.getMessage());
@@ -233,7 +238,7 @@ public final class PolicyPlanner
     if (c == null || c.config() != s.config() || l.isFor(c, s)) {
       return l;
     }
-    l = g != null && g.derived().isFor(c, s) ? g.derived() : Live.derive(s, c);
+    l = g != null && g.derived().isFor(c, s) ? g.derived() : Live.derive(s, c, derived);
     live = l;
     return l;
   }
@@ -567,9 +572,23 @@ public final class PolicyPlanner
       Map<String, ServiceState> services) {
 
     static Live derive(Snapshot s, CompiledConfig c) {
+      return derive(s, c, null);
+    }
+
+    /** The state of the services named in {@code only} (all of them when null). */
+    static Live derive(Snapshot s, CompiledConfig c, Set<String> only) {
       Map<String, ServiceState> services = new HashMap<>();
-      for (CompiledService svc : c.services().values()) {
-        services.put(svc.fqdn(), new ServiceState(svc, c, s));
+      if (only == null) {
+        for (CompiledService svc : c.services().values()) {
+          services.put(svc.fqdn(), new ServiceState(svc, c, s));
+        }
+      } else {
+        for (String name : only) {
+          CompiledService svc = c.services().get(name);
+          if (svc != null) {
+            services.put(name, new ServiceState(svc, c, s));
+          }
+        }
       }
       return new Live(c, s.health(), s.traffic(), services);
     }

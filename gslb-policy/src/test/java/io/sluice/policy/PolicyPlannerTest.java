@@ -60,6 +60,32 @@ class PolicyPlannerTest {
   }
 
   @Test
+  void aDetachedPlannerFollowsItsOwnStoreForTheServicesItIsAskedAbout() throws Exception {
+    SnapshotStore store =
+        Fixtures.store(
+            GEO
+                + """
+            - name: prio
+              pools: [eu1, us1]
+              chain: [healthy, priority]
+      """);
+    PolicyPlanner p = new PolicyPlanner(store, GslbMetrics.NOOP);
+    SnapshotStore own = new SnapshotStore(store.current());
+    var d = p.detached(own, GslbMetrics.NOOP, Set.of("geo.example.com."));
+    var eu = client("10.1.2.0", 24);
+    assertEquals(List.of("eu1"), d.plan("geo.example.com.", AddressFamily.V4, eu).pools());
+    Fixtures.setVerdict(own, "eu1/192.0.2.1", Verdict.DOWN);
+    assertEquals(List.of("us1"), d.plan("geo.example.com.", AddressFamily.V4, eu).pools());
+    // Its state is derived only for the services it is asked about.
+    assertEquals(
+        Decision.Outcome.UNKNOWN_SERVICE,
+        d.plan("prio.example.com.", AddressFamily.V4, eu).outcome());
+    // The serving planner and its store saw nothing.
+    assertEquals(List.of("eu1"), p.plan("geo.example.com.", AddressFamily.V4, eu).pools());
+    assertEquals(List.of("eu1"), p.plan("prio.example.com.", AddressFamily.V4, eu).pools());
+  }
+
+  @Test
   void sameDecisionInstanceWithinASnapshotAndANewOneAfterAChange() throws Exception {
     SnapshotStore store = Fixtures.store(GEO);
     PolicyPlanner p = new PolicyPlanner(store, GslbMetrics.NOOP);

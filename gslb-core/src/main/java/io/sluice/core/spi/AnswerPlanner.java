@@ -3,6 +3,7 @@ package io.sluice.core.spi;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
 import java.util.List;
+import java.util.Set;
 
 /**
  * What the DNS module asks for the answer of a GSLB service. Implementations read the current
@@ -53,11 +54,13 @@ public interface AnswerPlanner {
 
   /**
    * A planner deciding as this one does over {@code store}, that records nothing anywhere but in
-   * {@code metrics}: no samples, no decision log, no listener on this planner's store. The DNS
-   * module warms its query path through it at start; null when the planner cannot make one (then
-   * the warm-up asks no service).
+   * {@code metrics}: no samples, no decision log, no listener on this planner's store. It is only
+   * asked about {@code services}, so a health or traffic change in {@code store} derives fresh
+   * state for those alone (asked about another service after such a change, it may answer as for an
+   * unknown one). The DNS module warms its query path through it at start; null when the planner
+   * cannot make one (then the warm-up asks no service).
    */
-  default AnswerPlanner detached(SnapshotStore store, GslbMetrics metrics) {
+  default AnswerPlanner detached(SnapshotStore store, GslbMetrics metrics, Set<String> services) {
     return null;
   }
 }

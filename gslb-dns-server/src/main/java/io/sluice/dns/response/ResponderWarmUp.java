@@ -13,8 +13,10 @@ import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import org.xbill.DNS.ClientSubnetOption;
 import org.xbill.DNS.CookieOption;
 import org.xbill.DNS.DClass;
@@ -114,6 +116,20 @@ public final class ResponderWarmUp {
     return new Result(done, n, System.nanoTime() - start);
   }
 
+  /** The services the warm-up of {@code snapshot} asks about: the first {@value #MAX_SERVICES}. */
+  public static Set<String> services(Snapshot snapshot) {
+    Set<String> out = new LinkedHashSet<>();
+    for (ZoneConfig z : snapshot.config().zones()) {
+      for (ServiceConfig s : z.services()) {
+        if (out.size() == MAX_SERVICES) {
+          return out;
+        }
+        out.add(s.fqdn(z.origin()));
+      }
+    }
+    return out;
+  }
+
   /** The synthetic queries for the zones and services being served. */
   static List<byte[]> queries(Responder responder, Snapshot snapshot, List<InetAddress> samples) {
     Random random = new Random(53);
@@ -151,29 +167,23 @@ public final class ResponderWarmUp {
                 random));
       }
     }
-    int services = 0;
-    for (ZoneConfig z : snapshot.config().zones()) {
-      for (ServiceConfig s : z.services()) {
-        if (services++ >= MAX_SERVICES) {
-          break;
-        }
-        Name name = name(s.fqdn(z.origin()));
-        Zone zone = served.index().find(name);
-        boolean signed = zone != null && served.signed().of(zone) != null;
-        for (int type : new int[] {Type.A, Type.AAAA}) {
-          for (Variant v : Variant.values()) {
-            if (v != Variant.DO || !signed) {
-              out.add(query(name, type, v, random));
-            }
-          }
-          // ECS from subnets inside the network map and outside it: the topology trie's walks
-          // differ per prefix, and one never taken while profiled is compiled as a trap.
-          for (InetAddress a : samples) {
-            out.add(query(name, type, a, random));
+    for (String service : services(snapshot)) {
+      Name name = name(service);
+      Zone zone = served.index().find(name);
+      boolean signed = zone != null && served.signed().of(zone) != null;
+      for (int type : new int[] {Type.A, Type.AAAA}) {
+        for (Variant v : Variant.values()) {
+          if (v != Variant.DO || !signed) {
+            out.add(query(name, type, v, random));
           }
         }
-        out.add(query(name, Type.TXT, Variant.EDNS, random));
+        // ECS from subnets inside the network map and outside it: the topology trie's walks
+        // differ per prefix, and one never taken while profiled is compiled as a trap.
+        for (InetAddress a : samples) {
+          out.add(query(name, type, a, random));
+        }
       }
+      out.add(query(name, Type.TXT, Variant.EDNS, random));
     }
     // Outside every zone, CHAOS, a newer EDNS version, an opcode not implemented, malformed.
     out.add(query(name("warm-up.invalid."), Type.A, Variant.EDNS, random));

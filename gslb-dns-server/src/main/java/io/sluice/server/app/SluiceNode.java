@@ -225,7 +225,10 @@ public final class SluiceNode implements AutoCloseable {
     try {
       SnapshotStore own = new SnapshotStore(current);
       GslbMetrics detachedMetrics = metrics.detached();
-      AnswerPlanner detached = planner == null ? null : planner.detached(own, detachedMetrics);
+      AnswerPlanner detached =
+          planner == null
+              ? null
+              : planner.detached(own, detachedMetrics, ResponderWarmUp.services(current));
       if (detached == null) {
         log.debug("no warm-up: the planner cannot answer detached");
         return;
