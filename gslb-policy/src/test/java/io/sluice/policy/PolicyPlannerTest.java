@@ -26,6 +26,13 @@ class PolicyPlannerTest {
               pools: [eu1, us1, ap1]
               chain: [healthy, geo]
       """;
+  static final String GEO_AND_PRIO =
+      GEO
+          + """
+            - name: prio
+              pools: [eu1, us1]
+              chain: [healthy, priority]
+      """;
 
   @Test
   void geoAnswerFollowsTheEcsSubnet() throws Exception {
@@ -61,14 +68,7 @@ class PolicyPlannerTest {
 
   @Test
   void aDetachedPlannerFollowsItsOwnStoreForTheServicesItIsAskedAbout() throws Exception {
-    SnapshotStore store =
-        Fixtures.store(
-            GEO
-                + """
-            - name: prio
-              pools: [eu1, us1]
-              chain: [healthy, priority]
-      """);
+    SnapshotStore store = Fixtures.store(GEO_AND_PRIO);
     PolicyPlanner p = new PolicyPlanner(store, GslbMetrics.NOOP);
     SnapshotStore own = new SnapshotStore(store.current());
     var d = p.detached(own, GslbMetrics.NOOP, Set.of("geo.example.com."));
@@ -102,16 +102,7 @@ class PolicyPlannerTest {
 
   @Test
   void ecsScopeIsTheWidestPrefixWithTheSameAnswer() throws Exception {
-    PolicyPlanner p =
-        new PolicyPlanner(
-            Fixtures.store(
-                GEO
-                    + """
-            - name: prio
-              pools: [eu1, us1]
-              chain: [healthy, priority]
-      """),
-            GslbMetrics.NOOP);
+    PolicyPlanner p = new PolicyPlanner(Fixtures.store(GEO_AND_PRIO), GslbMetrics.NOOP);
     // 10.1.0.0/16 is the eu network: the answer holds over exactly that /16.
     assertEquals(
         16, p.plan("geo.example.com.", AddressFamily.V4, client("10.1.2.0", 24)).scopePrefix());
