@@ -83,6 +83,9 @@ dig +norec @127.0.0.1 -p 53 www.example.test A | grep -E 'status|^www'
 what="it runs as sluice with CAP_NET_BIND_SERVICE alone (CapEff 0x400)"
 check eval '[ "$(ps -o user= -p $pid)" = sluice ] &&
   grep -qx "CapEff:[[:space:]]*0000000000000400" /proc/$pid/status'
+what="the server maps the class-data archive postinst wrote"
+check eval '[ "$(stat -c %s /var/cache/sluice/sluice-server.jsa)" = "$(cat /var/cache/sluice/sluice-server.jsa.size)" ] &&
+  grep -q /var/cache/sluice/sluice-server.jsa /proc/$pid/maps'
 what="sluice ctl status reaches it through /var/lib/sluice, its classes mapped from the archive"
 check eval 'SLUICE_JAVA_OPTS="-Xlog:class+load=info:file=$work/classes.log" /usr/bin/sluice ctl status &&
   grep -q "io.sluice.admin.cli.CtlMain source: shared objects file" "$work/classes.log"'
@@ -101,7 +104,8 @@ what="installing it again (the upgrade path) keeps an edited configuration and t
 check eval 'echo "# edited by the operator" >>/etc/sluice/sluice.yaml &&
   dpkg -i "$deb" >>"$work/install.log" 2>&1 &&
   tail -1 /etc/sluice/sluice.yaml | grep -qx "# edited by the operator" &&
-  [ -s /var/lib/sluice/traffic/store.properties ] && [ -s /var/cache/sluice/sluice-ctl.jsa ]'
+  [ -s /var/lib/sluice/traffic/store.properties ] && [ -s /var/cache/sluice/sluice-ctl.jsa ] &&
+  [ -s /var/cache/sluice/sluice-server.jsa ]'
 what="dpkg --purge removes the package, its configuration and its state"
 check eval 'dpkg --purge sluice >>"$work/install.log" 2>&1 &&
   [ ! -e /etc/sluice ] && [ ! -e /var/lib/sluice ] && [ ! -e /var/cache/sluice ] &&

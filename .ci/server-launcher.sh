@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Launcher check of the server's class-data-sharing archive (docs/dns.md, "Start-up time"), after
+# the package step: the build wrote the archive and its size next to the jar, `./sluice run` maps
+# the server's classes from it and answers, and neither a truncated archive nor one with damaged
+# contents keeps the server from starting. The node serves the shipped example on a loopback port
+# the checks pick, with a state directory of its own. Exits non-zero, naming every failed check.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+jar="$root/gslb-dns-server/target/sluice.jar"
+archive="$root/gslb-dns-server/target/sluice-server.jsa"
+work="$(mktemp -d)"
+port=15453
+admin=15454
+pid=
+cleanup() {
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+passed=0 failed=0
+
+check() {
+  if "$@"; then
+    passed=$((passed + 1)) && echo "ok   $what"
+  else
+    failed=$((failed + 1)) && echo "FAIL $what" && sed 's/^/     | /' "$work/log" 2>/dev/null | tail -20
+  fi
+}
+
+# Starts the example node through the launcher, waits up to 60 s for an answer from it, stops it;
+# true when it answered. The JVM's class loading is logged to $work/classes.log.
+serve() {
+  rm -rf "$work/state" "$work/classes.log"
+  SLUICE_JAVA_OPTS="-Xlog:class+load=info:file=$work/classes.log" \
+    "$root/sluice" run --port "$port" --admin-port "$admin" --listen 127.0.0.1 \
+    --state-dir "$work/state" >"$work/log" 2>&1 &
+  pid=$!
+  local answered=1 i
+  for i in $(seq 600); do
+    if dig +short +time=1 +tries=1 @127.0.0.1 -p "$port" www.example.com A 2>/dev/null |
+      grep -q '^[0-9]'; then
+      answered=0
+      break
+    fi
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  pid=
+  return "$answered"
+}
+shared() {
+  grep -q "io.sluice.server.app.SluiceNode source: shared objects file" "$work/classes.log"
+}
+
+what="the package step wrote an archive newer than the jar, and its size"
+check eval '[ "$archive" -nt "$jar" ] && [ "$(stat -c %s "$archive")" = "$(cat "$archive.size")" ]'
+what="the server through the launcher maps its classes from the archive and answers"
+check eval 'serve && shared'
+
+cp -p "$archive" "$work/kept.jsa"
+chmod u+w "$archive"
+truncate -s 4096 "$archive"
+what="a truncated archive: the server starts without it and answers"
+check eval 'serve && ! shared'
+
+cp -p "$work/kept.jsa" "$archive"
+chmod u+w "$archive"
+# Same size, damaged contents past the header.
+printf '\377%.0s' $(seq 4096) | dd of="$archive" bs=1 seek=$((8 * 1024 * 1024)) conv=notrunc status=none
+what="an archive with damaged contents: the server starts and answers"
+check eval 'serve && ! shared'
+# Put the package step's archive back, as the build left it.
+cp -p "$work/kept.jsa" "$archive"
+
+echo "server launcher: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
