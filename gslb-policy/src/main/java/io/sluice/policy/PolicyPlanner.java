@@ -60,11 +60,9 @@ public final class PolicyPlanner
   private volatile CompiledConfig fallback;
   private volatile Live live;
   private final DecisionSampler sampler = new DecisionSampler(this::decideQuietly);
-  // False for a detached planner (the warm-up's): its answers are never sampled.
-  private final boolean sampling;
-  // The services a detached planner derives after a health or traffic change (the warm-up asks
-  // at most a few dozen, and deriving all of a large configuration's would cost most of its
-  // time); null for a serving planner, which derives them all.
+  // The services a detached planner (the warm-up's) derives after a health or traffic change: it
+  // asks at most a few dozen, and deriving all of a large configuration's would cost most of its
+  // time. Null for a serving planner, which derives them all and alone samples its answers.
   private final Set<String> derived;
   // The chain compiled for the last configuration explained from the history (ctl why).
   private volatile CompiledConfig explainedBefore;
@@ -96,7 +94,6 @@ public final class PolicyPlanner
    */
   private PolicyPlanner(SnapshotStore store, GslbMetrics metrics, String file, Set<String> derived)
       throws ConfigException {
-    this.sampling = derived == null;
     this.derived = derived;
     this.store = java.util.Objects.requireNonNull(store, "store");
     this.metrics = java.util.Objects.requireNonNull(metrics, "metrics (use GslbMetrics.NOOP)");
@@ -342,7 +339,7 @@ public final class PolicyPlanner
     }
     Decision d = decide(l, st, family, client, true);
     int threshold = st.service().sampleThreshold();
-    if (threshold != 0 && sampling) {
+    if (threshold != 0 && derived == null) {
       // One draw from the event loop's own generator; the rest happens on the sampler's thread.
       int draw = ThreadLocalRandom.current().nextInt(1 << 24);
       if (draw < threshold) {

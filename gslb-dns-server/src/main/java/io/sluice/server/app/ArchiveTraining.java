@@ -1,6 +1,5 @@
 package io.sluice.server.app;
 
-import io.sluice.admin.cli.NodeRecord;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -14,7 +13,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Properties;
 import java.util.stream.Stream;
 import org.xbill.DNS.ClientSubnetOption;
 import org.xbill.DNS.DClass;
@@ -66,25 +64,21 @@ public final class ArchiveTraining {
     NodeProcess process =
         NodeProcess.start(ConfigCheck.load(file, overrides, false), file, overrides, false);
     try {
-      return exercise(state);
+      return exercise(process.runtime(), state);
     } finally {
       process.close();
     }
   }
 
-  private static int exercise(Path state) throws Exception {
-    Properties record = readRecord(state.resolve(NodeRecord.FILE));
-    String dns = record.getProperty("dns");
-    int colon = dns.lastIndexOf(':');
-    InetSocketAddress server =
-        new InetSocketAddress(dns.substring(0, colon), Integer.parseInt(dns.substring(colon + 1)));
+  private static int exercise(SluiceRuntime node, Path state) throws Exception {
+    InetSocketAddress server = new InetSocketAddress("127.0.0.1", node.node().port());
     ask(server, false);
     ask(server, true);
     String token = Files.readString(state.resolve("admin.token"), StandardCharsets.UTF_8).trim();
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     for (String path : new String[] {"/metrics", "/api/v1/status", "/api/v1/services"}) {
       HttpRequest get =
-          HttpRequest.newBuilder(URI.create(record.getProperty("url") + path))
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.admin().port() + path))
               .header("Authorization", "Bearer " + token)
               .timeout(Duration.ofSeconds(10))
               .build();
@@ -127,18 +121,6 @@ public final class ArchiveTraining {
         throw new IOException(q[0] + " " + q[1] + ": " + Rcode.string(rcode));
       }
     }
-  }
-
-  /** The record the started node wrote for {@code sluice ctl}: its DNS and admin addresses. */
-  private static Properties readRecord(Path file) throws IOException {
-    Properties p = new Properties();
-    try (var in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      p.load(in);
-    }
-    if (p.getProperty("dns") == null || p.getProperty("url") == null) {
-      throw new IOException(file + " names no DNS or admin address");
-    }
-    return p;
   }
 
   private static void delete(Path dir) {
