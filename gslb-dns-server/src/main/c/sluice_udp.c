@@ -14,6 +14,12 @@
  * readers expect O_NONBLOCK, which belongs to the open file, not to this descriptor), an empty
  * socket is waited on with poll(2) instead, together with an eventfd that stop() writes. Either
  * way every call but the first read of a batch is non-blocking (MSG_DONTWAIT).
+ *
+ * Replies carry the don't-fragment bit (IP_PMTUDISC_PROBE, dont_fragment()), as RFC 9715 (3.1)
+ * recommends for UDP responders: a reply is delivered whole or not at all, the kernel needs no
+ * IPv4 fragment ID for it, and a forged ICMP "fragmentation needed" still changes nothing. A
+ * reply larger than the interface's MTU, which only a dns.udpPayloadSize above it allows, is sent
+ * once more without the bit and fragmented by the kernel, as every reply was before.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -184,6 +190,39 @@ JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_receive(
 }
 
 /*
+ * Sets the path MTU mode of replies (IPv4, and IPv6 on an IPv6 socket; IPV6_PMTUDISC_* have the
+ * values of IP_PMTUDISC_*); 0, or -errno.
+ */
+static int set_pmtudisc(int fd, int mode) {
+  int domain = 0;
+  socklen_t size = sizeof domain;
+  if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &size) < 0) {
+    return -errno;
+  }
+  if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &mode, sizeof mode) < 0) {
+    return -errno;
+  }
+  if (domain == AF_INET6
+      && setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &mode, sizeof mode) < 0) {
+    return -errno;
+  }
+  return 0;
+}
+
+/*
+ * Sends one reply that does not fit the interface's MTU with the don't-fragment bit: without the
+ * bit, fragmented by the kernel, the mode restored after it. 1 if it went out, else 0.
+ */
+static int send_fragmented(int fd, struct msghdr *h) {
+  if (set_pmtudisc(fd, IP_PMTUDISC_OMIT) < 0) {
+    return 0;
+  }
+  ssize_t r = sendmsg(fd, h, MSG_DONTWAIT);
+  set_pmtudisc(fd, IP_PMTUDISC_PROBE);
+  return r >= 0;
+}
+
+/*
  * Sends the answers of the first `count` slots (those with an out length) to their senders;
  * returns how many were dropped because the send buffer stayed full (it is waited on once,
  * briefly). A reply the kernel refuses for its address (unreachable, filtered) is skipped, like
@@ -221,6 +260,11 @@ JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_send(
     if (n < 0 && errno == EINTR) {
       continue;
     }
+    if (n < 0 && errno == EMSGSIZE) {
+      send_fragmented(fd, &b->tx[at].msg_hdr);
+      at++;
+      continue;
+    }
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && !waited) {
       struct pollfd p = {.fd = fd, .events = POLLOUT};
       poll(&p, 1, 10);
@@ -248,6 +292,16 @@ JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_waitInKernel(
     return -errno;
   }
   return 0;
+}
+
+/*
+ * Sets the don't-fragment bit on the replies of `fd` (IP_PMTUDISC_PROBE: the interface's MTU
+ * bounds a reply, learnt path MTUs are ignored), or with dont_fragment 0 takes it off again
+ * (IP_PMTUDISC_OMIT, the listeners' setting for other readers); 0, or -errno.
+ */
+JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_dontFragment(
+    JNIEnv *env, jclass cls, jint fd, jboolean dont_fragment) {
+  return set_pmtudisc(fd, dont_fragment ? IP_PMTUDISC_PROBE : IP_PMTUDISC_OMIT);
 }
 
 /* Makes the open file of `fd` non-blocking again, as every other reader expects; 0, or -errno. */

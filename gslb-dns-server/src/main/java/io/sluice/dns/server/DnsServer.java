@@ -338,7 +338,8 @@ public final class DnsServer implements AutoCloseable {
       // No path MTU discovery for replies, as gdnsd does: a forged ICMP "fragmentation needed"
       // cannot make the node fragment its answers (a way to splice forged fragments into them),
       // and the kernel skips the per-reply path MTU look-up. Answers fit the minimum IPv6 MTU by
-      // default (dns.udpPayloadSize 1232). A handed-over socket keeps what its first owner set.
+      // default (dns.udpPayloadSize 1232). The native loop sets the don't-fragment bit on top
+      // (NativeUdpLoop.dontFragment), since it can resend a reply the interface refuses with it.
       b.option(IP_MTU_DISCOVER, PMTUDISC_OMIT);
       if (fd == null && !(address instanceof Inet4Address)) {
         b.option(IPV6_MTU_DISCOVER, PMTUDISC_OMIT);

@@ -100,6 +100,13 @@ final class NativeUdp {
   static native int waitInKernel(int fd, int timeoutMillis);
 
   /**
+   * With true, sets the don't-fragment bit on the replies sent through {@code fd}
+   * (IP_PMTUDISC_PROBE; {@link #send} sends a reply too large for the interface once more without
+   * it); with false, takes it off again (IP_PMTUDISC_OMIT). 0, or a negative errno.
+   */
+  static native int dontFragment(int fd, boolean dontFragment);
+
+  /**
    * Sets O_NONBLOCK on the socket's open file again, as any other reader of it expects; {@link
    * #receive} then waits in poll. 0, or a negative errno.
    */
