@@ -15,7 +15,8 @@
  * socket is waited on with poll(2) instead, together with an eventfd that stop() writes. Either
  * way every call but the first read of a batch is non-blocking (MSG_DONTWAIT).
  *
- * Replies carry the don't-fragment bit (IP_PMTUDISC_PROBE, dont_fragment()), as RFC 9715 (3.1)
+ * Replies carry the don't-fragment bit (IP_PMTUDISC_PROBE, set on the socket by the server's
+ * listener set-up; dontFragment() here for a hand-over), as RFC 9715 (3.1)
  * recommends for UDP responders: a reply is delivered whole or not at all, the kernel needs no
  * IPv4 fragment ID for it, and a forged ICMP "fragmentation needed" still changes nothing. A
  * reply larger than the interface's MTU, which only a dns.udpPayloadSize above it allows, is sent
@@ -211,15 +212,15 @@ static int set_pmtudisc(int fd, int mode) {
 
 /*
  * Sends one reply that does not fit the interface's MTU with the don't-fragment bit: without the
- * bit, fragmented by the kernel, the mode restored after it. 1 if it went out, else 0.
+ * bit, fragmented by the kernel, the mode restored after it. One that still fails is lost, as a
+ * datagram the network drops.
  */
-static int send_fragmented(int fd, struct msghdr *h) {
+static void send_fragmented(int fd, struct msghdr *h) {
   if (set_pmtudisc(fd, IP_PMTUDISC_OMIT) < 0) {
-    return 0;
+    return;
   }
-  ssize_t r = sendmsg(fd, h, MSG_DONTWAIT);
+  (void)sendmsg(fd, h, MSG_DONTWAIT);
   set_pmtudisc(fd, IP_PMTUDISC_PROBE);
-  return r >= 0;
 }
 
 /*

@@ -243,7 +243,9 @@ public final class DnsServer implements AutoCloseable {
             UdpQueryHandler udp = udpHandlers.get();
             if (!udpHanded.isEmpty()) {
               InheritedSockets.Socket s = udpHanded.get(i);
-              held.add(s.fd(), udpBootstrap(group, epoll, dns, udp, s.fd(), null)::register);
+              held.add(
+                  s.fd(),
+                  udpBootstrap(group, epoll, dns, udp, s.fd(), s.address().getAddress())::register);
               port = s.address().getPort();
               log.info("handed over: udp {}, read once this process answers", s.address());
               continue;
@@ -293,18 +295,24 @@ public final class DnsServer implements AutoCloseable {
     }
   }
 
-  /** Linux's IP_MTU_DISCOVER and IPV6_MTU_DISCOVER, and their IP_PMTUDISC_OMIT value. */
+  /**
+   * Linux's IP_MTU_DISCOVER and IPV6_MTU_DISCOVER, and their IP_PMTUDISC_PROBE and IP_PMTUDISC_OMIT
+   * values.
+   */
   static final IntegerUnixChannelOption IP_MTU_DISCOVER =
       new IntegerUnixChannelOption("IP_MTU_DISCOVER", 0, 10);
 
   static final IntegerUnixChannelOption IPV6_MTU_DISCOVER =
       new IntegerUnixChannelOption("IPV6_MTU_DISCOVER", 41, 23);
 
+  static final int PMTUDISC_PROBE = 3;
+
   static final int PMTUDISC_OMIT = 5;
 
   /**
-   * A UDP bootstrap; with {@code fd} it registers that bound socket instead of creating one, else
-   * it creates a socket of the family of {@code address}, the address it will be bound to.
+   * A UDP bootstrap; with {@code fd} it registers that bound socket (bound to {@code address})
+   * instead of creating one, else it creates a socket of the family of {@code address}, the address
+   * it will be bound to.
    */
   private static Bootstrap udpBootstrap(
       EventLoopGroup group,
@@ -335,14 +343,17 @@ public final class DnsServer implements AutoCloseable {
       b.channel(NioDatagramChannel.class);
     }
     if (epoll) {
-      // No path MTU discovery for replies, as gdnsd does: a forged ICMP "fragmentation needed"
-      // cannot make the node fragment its answers (a way to splice forged fragments into them),
-      // and the kernel skips the per-reply path MTU look-up. Answers fit the minimum IPv6 MTU by
-      // default (dns.udpPayloadSize 1232). The native loop sets the don't-fragment bit on top
-      // (NativeUdpLoop.dontFragment), since it can resend a reply the interface refuses with it.
-      b.option(IP_MTU_DISCOVER, PMTUDISC_OMIT);
-      if (fd == null && !(address instanceof Inet4Address)) {
-        b.option(IPV6_MTU_DISCOVER, PMTUDISC_OMIT);
+      // No path MTU discovery for replies: a forged ICMP "fragmentation needed" cannot make the
+      // node fragment its answers (a way to splice forged fragments into them), and the kernel
+      // skips the per-reply path MTU look-up. A socket the native loop reads also sets the
+      // don't-fragment bit (PROBE, RFC 9715 3.1), which spares the kernel an IPv4 fragment ID per
+      // reply: that loop resends a reply the interface refuses with the bit without it. Netty
+      // cannot, so its sockets send without the bit (OMIT, as gdnsd does). Answers fit the
+      // minimum IPv6 MTU by default (dns.udpPayloadSize 1232). A handed-over socket is set anew.
+      int mode = handler.readsNatively() ? PMTUDISC_PROBE : PMTUDISC_OMIT;
+      b.option(IP_MTU_DISCOVER, mode);
+      if (!(address instanceof Inet4Address)) {
+        b.option(IPV6_MTU_DISCOVER, mode);
       }
       b.option(EpollChannelOption.SO_REUSEPORT, true)
           .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)

@@ -101,8 +101,9 @@ final class NativeUdp {
 
   /**
    * With true, sets the don't-fragment bit on the replies sent through {@code fd}
-   * (IP_PMTUDISC_PROBE; {@link #send} sends a reply too large for the interface once more without
-   * it); with false, takes it off again (IP_PMTUDISC_OMIT). 0, or a negative errno.
+   * (IP_PMTUDISC_PROBE, as the listeners a native loop reads are made; {@link #send} sends a reply
+   * too large for the interface once more without it); with false, takes it off again
+   * (IP_PMTUDISC_OMIT). 0, or a negative errno.
    */
   static native int dontFragment(int fd, boolean dontFragment);
 

@@ -96,7 +96,6 @@ final class NativeUdpLoop implements Runnable {
       throw new OutOfMemoryError("no native memory for a UDP batch");
     }
     NativeUdpLoop loop = new NativeUdpLoop(fd, responder, queues, name, batch);
-    loop.dontFragment();
     loop.waitInKernel();
     loop.thread = threads.newThread(loop);
     loop.thread.start();
@@ -121,20 +120,6 @@ final class NativeUdpLoop implements Runnable {
   }
 
   /**
-   * Sets the don't-fragment bit on the replies, as RFC 9715 recommends for UDP responders: a reply
-   * arrives whole or not at all, and the kernel skips the IPv4 fragment ID it otherwise draws for
-   * every reply (a hashed, shared counter: about 3 % of the loop's CPU per query on the benchmark
-   * machine). A reply larger than the interface's MTU is still sent, fragmented, without the bit.
-   * Where that fails the replies go out as the listener set them up, without it.
-   */
-  private void dontFragment() {
-    int r = NativeUdp.dontFragment(fd, true);
-    if (r < 0) {
-      log.info("UDP socket {} cannot set don't-fragment on replies (errno {})", name, -r);
-    }
-  }
-
-  /**
    * Makes the socket non-blocking again before it is handed to another process, whose reader may be
    * Netty's, which needs O_NONBLOCK: that flag belongs to the open file both processes share, and
    * takes the don't-fragment bit off its replies. This loop reads on, waiting in poll, until it is
@@ -147,7 +132,7 @@ final class NativeUdpLoop implements Runnable {
       log.warn("cannot make UDP socket {} non-blocking for a hand-over (errno {})", name, -r);
     }
     // The next reader may be Netty's, which cannot resend a reply too large for don't-fragment;
-    // the next native loop sets the bit again. This loop's sends still fall back on their own.
+    // the next process sets the bit again for a native loop. This loop still resends on its own.
     NativeUdp.dontFragment(fd, false);
   }
 
