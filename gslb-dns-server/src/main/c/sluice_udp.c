@@ -50,6 +50,8 @@ struct batch {
   int in_bytes;
   int out_bytes;
   int wake;
+  /* Receive headers the kernel may have written since they were set (see arm()). */
+  int used;
   size_t size;
   char *mem;
   char *in;
@@ -107,6 +109,11 @@ JNIEXPORT jlong JNICALL Java_io_sluice_dns_server_NativeUdp_create(
   for (int k = 0; k < slots; k++) {
     b->rx_iov[k].iov_base = b->in + (size_t)k * in_bytes;
     b->rx_iov[k].iov_len = in_bytes;
+    struct msghdr *h = &b->rx[k].msg_hdr;
+    h->msg_name = &b->from[k];
+    h->msg_namelen = sizeof b->from[k];
+    h->msg_iov = &b->rx_iov[k];
+    h->msg_iovlen = 1;
   }
   return (jlong)(intptr_t)b;
 }
@@ -115,6 +122,21 @@ JNIEXPORT jobject JNICALL Java_io_sluice_dns_server_NativeUdp_memory(
     JNIEnv *env, jclass cls, jlong handle) {
   struct batch *b = of(handle);
   return (*env)->NewDirectByteBuffer(env, b->mem, (jlong)b->size);
+}
+
+/*
+ * Readies the receive headers for the next recvmmsg(2). Of a header the kernel reads back only the
+ * address length it wrote (the flags and control length it sets without reading them), and only
+ * in the slots it filled: those of the last read get the full room again, not every slot of the
+ * batch at every call.
+ */
+static void arm(struct batch *b) {
+  /* And the slot after them, the one a read that stopped with an error was given. */
+  int upto = b->used < b->slots ? b->used + 1 : b->slots;
+  for (int k = 0; k < upto; k++) {
+    b->rx[k].msg_hdr.msg_namelen = sizeof b->from[k];
+  }
+  b->used = 0;
 }
 
 /* Waits until the socket is readable or stop() was called; 0 to read on, 1 to stop. */
@@ -136,19 +158,11 @@ JNIEXPORT jint JNICALL Java_io_sluice_dns_server_NativeUdp_receive(
     JNIEnv *env, jclass cls, jlong handle, jint fd, jint timeout_millis) {
   struct batch *b = of(handle);
   for (int attempt = 0; attempt < 2; attempt++) {
-    for (int k = 0; k < b->slots; k++) {
-      struct msghdr *h = &b->rx[k].msg_hdr;
-      h->msg_name = &b->from[k];
-      h->msg_namelen = sizeof b->from[k];
-      h->msg_iov = &b->rx_iov[k];
-      h->msg_iovlen = 1;
-      h->msg_control = NULL;
-      h->msg_controllen = 0;
-      h->msg_flags = 0;
-    }
+    arm(b);
     int flags = attempt == 0 ? MSG_WAITFORONE : MSG_DONTWAIT;
     int n = recvmmsg(fd, b->rx, b->slots, flags, NULL);
     if (n > 0) {
+      b->used = n;
       for (int k = 0; k < n; k++) {
         char *m = b->meta + (size_t)k * META_BYTES;
         int32_t len = (int32_t)b->rx[k].msg_len;
