@@ -14,13 +14,15 @@ import org.xbill.DNS.Type;
 
 /**
  * A fast reader for master files made of plain one-line records, which is what large generated
- * zones are: it splits each line itself and decides owner, TTL, class and type with the very
- * functions dnsjava's {@code Master} uses, so the records are the ones {@code Master} would read,
- * and it builds A and AAAA records from their address without a tokenizer. Anything else it
- * recognises (other types, {@code $TTL}, {@code $ORIGIN}) goes through dnsjava's record parser line
- * by line. A file with anything it does not handle — parentheses, backslashes, {@code $INCLUDE} or
- * {@code $GENERATE}, bytes outside printable ASCII, or any error — makes it return null, and the
- * caller reads the file with {@code Master}, which also reports the errors with their lines.
+ * zones are: it splits each line itself and decides owner, TTL, class and type as dnsjava's {@code
+ * Master} does (the tokens large zones are made of, such as IN, A, a TTL in seconds and an IPv4
+ * address, read in place; any other with the very functions {@code Master} uses), so the records
+ * are the ones {@code Master} would read, and it builds A and AAAA records without a tokenizer.
+ * Anything else it recognises (other types, {@code $TTL}, {@code $ORIGIN}) goes through dnsjava's
+ * record parser line by line. A file with anything it does not handle — parentheses, backslashes,
+ * {@code $INCLUDE} or {@code $GENERATE}, bytes outside printable ASCII, or any error — makes it
+ * return null, and the caller reads the file with {@code Master}, which also reports the errors
+ * with their lines.
  */
 final class PlainMasterFile {
   private PlainMasterFile() {}
@@ -142,34 +144,42 @@ final class PlainMasterFile {
         }
       }
       // Class, TTL and type in any of the orders Master accepts, decided as Master decides them.
-      String s = next();
-      int dclass = dclass(s);
+      // The tokens of a plain line are read in place; only others become strings for dnsjava.
+      nextToken();
+      int dclass = dclass();
       boolean seenClass = dclass >= 0;
       if (seenClass) {
-        s = next();
+        nextToken();
       }
       long ttl;
       // TTL.parseTTL rejects a token that does not start with a digit; asking it anyway would
       // throw (and fill in a stack trace) for the type of every line without a TTL.
-      if (isDigit(s.charAt(0))) {
-        try {
-          ttl = TTL.parseTTL(s);
-          s = next();
-        } catch (NumberFormatException e) {
+      if (isDigit(b[tokenStart])) {
+        ttl = seconds();
+        if (ttl < 0) {
+          try {
+            ttl = TTL.parseTTL(text());
+          } catch (NumberFormatException e) {
+            ttl = -1;
+          }
+        }
+        if (ttl >= 0) {
+          nextToken();
+        } else {
           ttl = defaultTtl;
         }
       } else {
         ttl = defaultTtl;
       }
       if (!seenClass) {
-        dclass = dclass(s);
+        dclass = dclass();
         if (dclass >= 0) {
-          s = next();
+          nextToken();
         } else {
           dclass = DClass.IN;
         }
       }
-      int type = type(s);
+      int type = type();
       if (type < 0) {
         throw new NotPlain();
       }
@@ -181,16 +191,77 @@ final class PlainMasterFile {
     }
 
     private Record address(Name name, int type, int dclass, long ttl) {
-      String text = next();
+      nextToken();
+      byte[] address = type == Type.A ? ipv4() : null;
+      if (address == null) {
+        address = Address.toByteArray(text(), type == Type.A ? Address.IPv4 : Address.IPv6);
+      }
       if (token()) {
         // Anything after the address is an error that Master reports.
         throw new NotPlain();
       }
-      byte[] address = Address.toByteArray(text, type == Type.A ? Address.IPv4 : Address.IPv6);
       if (address == null) {
         throw new NotPlain();
       }
       return Record.newRecord(name, type, dclass, ttl, address);
+    }
+
+    /**
+     * The token as a TTL when it is only digits, nine at most (so below TTL.parseTTL's clamp, and
+     * read as it reads them); -1 for any other token, which TTL.parseTTL decides.
+     */
+    private long seconds() {
+      if (tokenEnd - tokenStart > 9) {
+        return -1;
+      }
+      long v = 0;
+      for (int i = tokenStart; i < tokenEnd; i++) {
+        int d = b[i] - '0';
+        if (d < 0 || d > 9) {
+          return -1;
+        }
+        v = v * 10 + d;
+      }
+      return v;
+    }
+
+    /**
+     * The token as an IPv4 address when it is four dot-separated decimal octets of at most 255 with
+     * no leading zero, which Address.toByteArray reads the same; null for any other token, which it
+     * decides.
+     */
+    private byte[] ipv4() {
+      byte[] out = new byte[4];
+      int octet = 0;
+      int value = 0;
+      int digits = 0;
+      for (int i = tokenStart; i < tokenEnd; i++) {
+        int c = b[i];
+        if (c == '.') {
+          if (digits == 0 || octet == 3) {
+            return null;
+          }
+          out[octet++] = (byte) value;
+          value = 0;
+          digits = 0;
+        } else if (c >= '0' && c <= '9') {
+          if (digits == 3 || (digits > 0 && value == 0)) {
+            return null;
+          }
+          value = value * 10 + (c - '0');
+          digits++;
+          if (value > 255) {
+            return null;
+          }
+        } else {
+          return null;
+        }
+      }
+      if (octet != 3 || digits == 0) {
+        return null;
+      }
+      out[3] = (byte) value;
+      return out;
     }
 
     /** {@code $TTL} and {@code $ORIGIN}, read as Master reads them; any other is not plain. */
@@ -231,10 +302,33 @@ final class PlainMasterFile {
     }
 
     private String next() {
+      nextToken();
+      return text();
+    }
+
+    /** Finds the next token of the line, which a record must have there. */
+    private void nextToken() {
       if (!token()) {
         throw new NotPlain();
       }
-      return text();
+    }
+
+    /** Whether the token is {@code word} (upper-case ASCII) in any letter case. */
+    private boolean tokenIs(String word) {
+      if (tokenEnd - tokenStart != word.length()) {
+        return false;
+      }
+      for (int i = 0; i < word.length(); i++) {
+        // Upper-cases ASCII letters only; no other byte meets an upper-case letter this way.
+        int c = b[tokenStart + i];
+        if (c >= 'a' && c <= 'z') {
+          c -= 'a' - 'A';
+        }
+        if (c != word.charAt(i)) {
+          return false;
+        }
+      }
+      return true;
     }
 
     private String text() {
@@ -246,20 +340,29 @@ final class PlainMasterFile {
       return new String(b, tokenStart, tokenEnd - tokenStart, StandardCharsets.ISO_8859_1);
     }
 
-    /** DClass.value, without its upper-case copy for the class every line names. */
-    private static int dclass(String s) {
-      return s.equalsIgnoreCase("IN") ? DClass.IN : DClass.value(s);
+    /**
+     * The token as a class, as DClass.value reads it, or -1: IN and the types large zones are made
+     * of are told without a string.
+     */
+    private int dclass() {
+      if (tokenIs("IN")) {
+        return DClass.IN;
+      }
+      if (tokenIs("A") || tokenIs("AAAA")) {
+        return -1;
+      }
+      return DClass.value(text());
     }
 
-    /** Type.value, without its upper-case copy for the types large zones are made of. */
-    private static int type(String s) {
-      if (s.equalsIgnoreCase("A")) {
+    /** The token as a type, as Type.value reads it, or -1; A and AAAA without a string. */
+    private int type() {
+      if (tokenIs("A")) {
         return Type.A;
       }
-      return s.equalsIgnoreCase("AAAA") ? Type.AAAA : Type.value(s);
+      return tokenIs("AAAA") ? Type.AAAA : Type.value(text());
     }
 
-    private static boolean isDigit(char c) {
+    private static boolean isDigit(byte c) {
       return c >= '0' && c <= '9';
     }
 

@@ -59,6 +59,10 @@ class PlainMasterFileTest {
         "abs.example.test. A 192.0.2.1\nother.test. A 192.0.2.2\nIN A 192.0.2.3\n",
         "n 10 CH A 192.0.2.1\nm CLASS1 A 192.0.2.2\nk TYPE1 192.0.2.3\nj A 192.0.2.4 ; trailing\n",
         "t TXT \"v=spf1 ip4:10.0.0.0/8 -all\" \"second\"\nd DS 60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118\n",
+        // TTLs read in place and by TTL.parseTTL: leading zeros, nine and ten digits, clamped.
+        "a 007 A 192.0.2.1\nb 999999999 A 192.0.2.2\nc 2147483648 A 192.0.2.3\nd 0 in a 192.0.2.4\n",
+        // Addresses read in place and by Address.toByteArray.
+        "a A 0.0.0.0\nb A 255.255.255.255\nc A 10.0.0.1\nd iN aAaA ::ffff:192.0.2.1\ne Aaaa ::\n",
       })
   void readsWhatMasterReads(String text) throws Exception {
     List<Record> expected = master(text);
@@ -130,6 +134,11 @@ class PlainMasterFileTest {
         "$GENERATE 1-3 h$ A 192.0.2.$\n",
         "caf\u00e9 A 192.0.2.1\n",
         "a A 192.0.2.256\n",
+        "a A 192.0.2\n",
+        "a A 192.0.2.1.5\n",
+        "a A 192..2.1\n",
+        "a A 1922.0.2.1\n",
+        "a 4294967296 A 192.0.2.1\n",
         "a A 192.0.2.1 extra\n",
         "a BOGUS 1\n",
         "  A 192.0.2.1\n",
