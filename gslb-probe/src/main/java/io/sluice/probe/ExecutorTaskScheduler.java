@@ -11,8 +11,17 @@ import org.slf4j.LoggerFactory;
 public final class ExecutorTaskScheduler implements TaskScheduler, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ExecutorTaskScheduler.class);
 
+  /** The probe thread's name. */
+  static final String THREAD = "sluice-probe";
+
+  /** How long {@link #close} waits for the task in flight. */
+  static final long CLOSE_WAIT_MILLIS = 5_000;
+
   private final Ticker ticker;
   private final ScheduledThreadPoolExecutor executor;
+
+  /** True on this scheduler's own thread, where close() must not wait for itself. */
+  private final ThreadLocal<Boolean> onProbeThread = ThreadLocal.withInitial(() -> false);
 
   public ExecutorTaskScheduler(Ticker ticker) {
     this.ticker = ticker;
@@ -20,7 +29,13 @@ public final class ExecutorTaskScheduler implements TaskScheduler, AutoCloseable
         new ScheduledThreadPoolExecutor(
             1,
             r -> {
-              Thread t = new Thread(r, "sluice-probe");
+              Thread t =
+                  new Thread(
+                      () -> {
+                        onProbeThread.set(true);
+                        r.run();
+                      },
+                      THREAD);
               t.setDaemon(true);
               // An Error outside any task (the worker's own queue wait running out of heap while a
               // reload fills it) ends the thread; the executor starts another for the queued
@@ -68,8 +83,24 @@ public final class ExecutorTaskScheduler implements TaskScheduler, AutoCloseable
     };
   }
 
+  /**
+   * Stops the probe thread and waits, at most {@link #CLOSE_WAIT_MILLIS}, for the task it is
+   * running: a check in flight saves verdicts to the state directory, which the caller may hand to
+   * another process (a zero-downtime restart) or delete once this returns. Called on the probe
+   * thread itself, it only stops it.
+   */
   @Override
   public void close() {
     executor.shutdownNow();
+    if (onProbeThread.get()) {
+      return;
+    }
+    try {
+      if (!executor.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+        LOG.warn("the probe thread did not stop within {} ms", CLOSE_WAIT_MILLIS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

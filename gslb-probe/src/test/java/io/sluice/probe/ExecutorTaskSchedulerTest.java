@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The probe thread keeps running the checks after one of them fails, an Error included, and the
- * failure is logged rather than kept in a future nobody reads.
+ * failure is logged rather than kept in a future nobody reads; closing waits for the task in
+ * flight, except on the probe thread itself.
  */
 class ExecutorTaskSchedulerTest {
   @Test
@@ -40,6 +41,45 @@ class ExecutorTaskSchedulerTest {
     }
     assertTrue(logged(logs, "a reload filled the heap"), "the Error is logged");
     assertTrue(logged(logs, "a probe bug"), "the exception is logged");
+  }
+
+  @Test
+  void closeReturnsOnlyOnceTheTaskInFlightHasEnded() throws Exception {
+    CountDownLatch running = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean ended =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    ExecutorTaskScheduler ts = new ExecutorTaskScheduler(Ticker.SYSTEM);
+    ts.execute(
+        () -> {
+          running.countDown();
+          // Work that does not look at the interrupt, like a verdict file being written.
+          long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+          while (System.nanoTime() < until) {
+            Thread.onSpinWait();
+          }
+          ended.set(true);
+        });
+    assertTrue(running.await(5, TimeUnit.SECONDS), "the task started");
+    ts.close();
+    assertTrue(ended.get(), "close() returned while the task was still running");
+  }
+
+  @Test
+  void closeOnTheProbeThreadItselfDoesNotWaitForItself() throws Exception {
+    ExecutorTaskScheduler ts = new ExecutorTaskScheduler(Ticker.SYSTEM);
+    CountDownLatch closed = new CountDownLatch(1);
+    long[] took = new long[1];
+    ts.execute(
+        () -> {
+          long start = System.nanoTime();
+          ts.close();
+          took[0] = System.nanoTime() - start;
+          closed.countDown();
+        });
+    assertTrue(closed.await(10, TimeUnit.SECONDS), "close() on the probe thread returned");
+    assertTrue(
+        took[0] < TimeUnit.MILLISECONDS.toNanos(ExecutorTaskScheduler.CLOSE_WAIT_MILLIS),
+        "close() on the probe thread waited for itself: " + took[0] + " ns");
   }
 
   /** Whether an event carrying a throwable with {@code message} was logged. */
