@@ -11,17 +11,14 @@ import org.slf4j.LoggerFactory;
 public final class ExecutorTaskScheduler implements TaskScheduler, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ExecutorTaskScheduler.class);
 
-  /** The probe thread's name. */
-  static final String THREAD = "sluice-probe";
-
   /** How long {@link #close} waits for the task in flight. */
   static final long CLOSE_WAIT_MILLIS = 5_000;
 
   private final Ticker ticker;
   private final ScheduledThreadPoolExecutor executor;
 
-  /** True on this scheduler's own thread, where close() must not wait for itself. */
-  private final ThreadLocal<Boolean> onProbeThread = ThreadLocal.withInitial(() -> false);
+  /** The probe thread (the latest, should one have ended), where close() must not wait. */
+  private volatile Thread thread;
 
   public ExecutorTaskScheduler(Ticker ticker) {
     this.ticker = ticker;
@@ -29,13 +26,8 @@ public final class ExecutorTaskScheduler implements TaskScheduler, AutoCloseable
         new ScheduledThreadPoolExecutor(
             1,
             r -> {
-              Thread t =
-                  new Thread(
-                      () -> {
-                        onProbeThread.set(true);
-                        r.run();
-                      },
-                      THREAD);
+              Thread t = new Thread(r, "sluice-probe");
+              thread = t;
               t.setDaemon(true);
               // An Error outside any task (the worker's own queue wait running out of heap while a
               // reload fills it) ends the thread; the executor starts another for the queued
@@ -92,7 +84,7 @@ public final class ExecutorTaskScheduler implements TaskScheduler, AutoCloseable
   @Override
   public void close() {
     executor.shutdownNow();
-    if (onProbeThread.get()) {
+    if (Thread.currentThread() == thread) {
       return;
     }
     try {

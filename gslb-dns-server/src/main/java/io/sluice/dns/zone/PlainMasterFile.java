@@ -151,25 +151,22 @@ final class PlainMasterFile {
       if (seenClass) {
         nextToken();
       }
-      long ttl;
+      long ttl = defaultTtl;
       // TTL.parseTTL rejects a token that does not start with a digit; asking it anyway would
       // throw (and fill in a stack trace) for the type of every line without a TTL.
       if (isDigit(b[tokenStart])) {
-        ttl = seconds();
-        if (ttl < 0) {
+        long given = seconds();
+        if (given < 0) {
           try {
-            ttl = TTL.parseTTL(text());
+            given = TTL.parseTTL(text());
           } catch (NumberFormatException e) {
-            ttl = -1;
+            given = -1; // not a TTL: the token is read again as class or type
           }
         }
-        if (ttl >= 0) {
+        if (given >= 0) {
+          ttl = given;
           nextToken();
-        } else {
-          ttl = defaultTtl;
         }
-      } else {
-        ttl = defaultTtl;
       }
       if (!seenClass) {
         dclass = dclass();
