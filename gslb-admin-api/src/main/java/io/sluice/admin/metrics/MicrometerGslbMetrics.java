@@ -527,16 +527,30 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
     int slot = (service.hashCode() * 31 + pool.hashCode()) & (ANSWER_CACHE_SLOTS - 1);
     AnswerMeters m = cache[slot];
     if (m == null || !m.service.equals(service) || !m.poolName.equals(pool)) {
-      m = new AnswerMeters(service, pool, answers.get(service, pool), regionAnswers.get(service));
+      RegionCounters region = regionAnswers.get(service);
+      m =
+          new AnswerMeters(
+              service,
+              pool,
+              answers.get(service, pool).cell(),
+              region.nearest.cell(),
+              region.cross.cell());
       cache[slot] = m;
     }
-    m.counter.increment();
-    (nearest ? m.region.nearest : m.region.cross).increment();
+    m.answers.increment();
+    (nearest ? m.nearest : m.cross).increment();
   }
 
-  /** The meters one service answer naming one pool counts in. */
+  /**
+   * The calling thread's own cells of the meters one service answer naming one pool counts in: a
+   * thread evicting and taking back an entry of its cache gets the same cells again.
+   */
   private record AnswerMeters(
-      String service, String poolName, SeriesFamily.Counter counter, RegionCounters region) {}
+      String service,
+      String poolName,
+      SeriesFamily.Cell answers,
+      SeriesFamily.Cell nearest,
+      SeriesFamily.Cell cross) {}
 
   @Override
   public void probeCheck(String kind, boolean ok, String reason, long nanos) {
