@@ -19,6 +19,16 @@ public record ClientInfo(byte[] address, int sourcePrefix, boolean fromEcs) {
     return new ClientInfo(mask(address, sourcePrefix), sourcePrefix, true);
   }
 
+  /**
+   * A client known by an EDNS Client Subnet whose {@code address} has no bit set beyond {@code
+   * sourcePrefix}, as the DNS query parser leaves it (RFC 7871 §6 makes a query with such bits
+   * malformed): kept as given, without the copy {@link #ofSubnet} makes. The caller must not change
+   * {@code address} afterwards.
+   */
+  public static ClientInfo ofMaskedSubnet(byte[] address, int sourcePrefix) {
+    return new ClientInfo(address, sourcePrefix, true);
+  }
+
   public AddressFamily family() {
     return AddressFamily.of(address);
   }

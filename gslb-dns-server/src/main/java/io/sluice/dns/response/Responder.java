@@ -686,10 +686,13 @@ public final class Responder {
     return ede != null ? ede : cache.computeIfAbsent(service, k -> EdnsOptions.ede(0, text + k));
   }
 
-  /** The client a planner decision is for: the ECS subnet when the query carried one. */
+  /**
+   * The client a planner decision is for: the ECS subnet when the query carried one. The parser has
+   * checked that its address has no bit set beyond the source prefix, so it is used as it is.
+   */
   private static ClientInfo clientOf(Query q, InetAddress client) {
     return q.ecsFamily != 0
-        ? ClientInfo.ofSubnet(q.ecsAddress, q.ecsSource)
+        ? ClientInfo.ofMaskedSubnet(q.ecsAddress, q.ecsSource)
         : ClientInfo.ofResolver(client.getAddress());
   }
 
