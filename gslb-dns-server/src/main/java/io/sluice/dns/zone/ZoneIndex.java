@@ -3,9 +3,7 @@ package io.sluice.dns.zone;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.xbill.DNS.DNSInput;
 import org.xbill.DNS.Name;
-import org.xbill.DNS.WireParseException;
 
 /**
  * Every served zone, immutable and built once per configuration; a reload builds a new index and
@@ -19,6 +17,15 @@ public final class ZoneIndex {
   private final Map<Name, Zone> byOrigin;
   private final int maxOriginLabels;
 
+  /**
+   * The zones by the {@link Zone#wireHash} of their origin, open addressing over two flat arrays
+   * (an empty slot holds null): the zone of a question's bytes is found with one probe per label
+   * and no dnsjava {@link Name}.
+   */
+  private final int[] originHashes;
+
+  private final Zone[] byOriginHash;
+
   ZoneIndex(List<Zone> zones) {
     this.zones = List.copyOf(zones);
     Map<Name, Zone> m = new HashMap<>();
@@ -29,6 +36,19 @@ public final class ZoneIndex {
     }
     this.byOrigin = Map.copyOf(m);
     this.maxOriginLabels = max;
+    int size = Integer.highestOneBit(Math.max(2, this.zones.size() * 2 - 1)) << 1;
+    originHashes = new int[size];
+    byOriginHash = new Zone[size];
+    for (Zone z : this.zones) {
+      byte[] wire = z.origin().toWireCanonical();
+      int h = Zone.wireHash(wire, 0, wire.length);
+      int i = h & (size - 1);
+      while (byOriginHash[i] != null) {
+        i = (i + 1) & (size - 1);
+      }
+      originHashes[i] = h;
+      byOriginHash[i] = z;
+    }
   }
 
   /** An index of {@code zones} (the same zones with other serials, for zone transfers). */
@@ -47,13 +67,7 @@ public final class ZoneIndex {
    */
   public Zone find(byte[] b, int off, int len) {
     if (zones.size() > SCAN_LIMIT) {
-      try {
-        DNSInput in = new DNSInput(b);
-        in.jump(off);
-        return find(new Name(in));
-      } catch (WireParseException e) {
-        return null;
-      }
+      return findByOrigin(b, off, len);
     }
     Zone best = null;
     for (Zone z : zones) {
@@ -63,6 +77,41 @@ public final class ZoneIndex {
       }
     }
     return best;
+  }
+
+  /**
+   * {@link #find(byte[], int, int)} by hash: the name's suffixes of at most {@link
+   * #maxOriginLabels} labels, longest first, each looked up as an origin.
+   */
+  private Zone findByOrigin(byte[] b, int off, int len) {
+    int end = off + len;
+    int labels = 0;
+    for (int p = off; p < end; p += (b[p] & 0xff) + 1) {
+      labels++;
+      if (b[p] == 0) {
+        break;
+      }
+    }
+    int p = off;
+    // Labels counted with the root's, as dnsjava's Name.labels() counts them.
+    for (int skip = labels - maxOriginLabels; skip > 0; skip--) {
+      p += (b[p] & 0xff) + 1;
+    }
+    int mask = byOriginHash.length - 1;
+    while (p < end) {
+      int suffix = end - p;
+      int h = Zone.wireHash(b, p, suffix);
+      for (int i = h & mask; byOriginHash[i] != null; i = (i + 1) & mask) {
+        if (originHashes[i] == h && byOriginHash[i].isOrigin(b, p, suffix)) {
+          return byOriginHash[i];
+        }
+      }
+      if (b[p] == 0) {
+        return null;
+      }
+      p += (b[p] & 0xff) + 1;
+    }
+    return null;
   }
 
   /** The most specific zone containing {@code name}, or null when no served zone does. */
