@@ -1,5 +1,6 @@
 package io.sluice.dns.response;
 
+import io.sluice.dns.zone.WireNames;
 import io.sluice.dns.zone.Zone;
 import org.xbill.DNS.Name;
 

@@ -1,5 +1,6 @@
 package io.sluice.dns.response;
 
+import io.sluice.dns.zone.WireNames;
 import org.xbill.DNS.DNSInput;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.WireParseException;

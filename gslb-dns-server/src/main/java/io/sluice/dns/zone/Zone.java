@@ -159,11 +159,6 @@ public final class Zone {
     return nodes.get(b, off, len, hash);
   }
 
-  /** Whether the {@code len} bytes of a wire-form name at {@code off} in {@code b} are the apex. */
-  boolean isOrigin(byte[] b, int off, int len) {
-    return len == originWire.length && sameIgnoringCase(originWire, b, off);
-  }
-
   /** Whether the wire-form name at {@code off} in {@code b} is at or below this zone's apex. */
   boolean contains(byte[] b, int off, int len) {
     int end = off + len;

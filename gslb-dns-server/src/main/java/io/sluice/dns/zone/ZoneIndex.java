@@ -17,14 +17,8 @@ public final class ZoneIndex {
   private final Map<Name, Zone> byOrigin;
   private final int maxOriginLabels;
 
-  /**
-   * The zones by the {@link Zone#wireHash} of their origin, open addressing over two flat arrays
-   * (an empty slot holds null): the zone of a question's bytes is found with one probe per label
-   * and no dnsjava {@link Name}.
-   */
-  private final int[] originHashes;
-
-  private final Zone[] byOriginHash;
+  /** The zones by origin, found by a question's bytes with no dnsjava {@link Name}. */
+  private final WireNames<Zone> byOriginWire;
 
   ZoneIndex(List<Zone> zones) {
     this.zones = List.copyOf(zones);
@@ -36,19 +30,7 @@ public final class ZoneIndex {
     }
     this.byOrigin = Map.copyOf(m);
     this.maxOriginLabels = max;
-    int size = Integer.highestOneBit(Math.max(2, this.zones.size() * 2 - 1)) << 1;
-    originHashes = new int[size];
-    byOriginHash = new Zone[size];
-    for (Zone z : this.zones) {
-      byte[] wire = z.origin().toWireCanonical();
-      int h = Zone.wireHash(wire, 0, wire.length);
-      int i = h & (size - 1);
-      while (byOriginHash[i] != null) {
-        i = (i + 1) & (size - 1);
-      }
-      originHashes[i] = h;
-      byOriginHash[i] = z;
-    }
+    this.byOriginWire = WireNames.of(m);
   }
 
   /** An index of {@code zones} (the same zones with other serials, for zone transfers). */
@@ -97,14 +79,11 @@ public final class ZoneIndex {
     for (int skip = labels - maxOriginLabels; skip > 0; skip--) {
       p += (b[p] & 0xff) + 1;
     }
-    int mask = byOriginHash.length - 1;
     while (p < end) {
       int suffix = end - p;
-      int h = Zone.wireHash(b, p, suffix);
-      for (int i = h & mask; byOriginHash[i] != null; i = (i + 1) & mask) {
-        if (originHashes[i] == h && byOriginHash[i].isOrigin(b, p, suffix)) {
-          return byOriginHash[i];
-        }
+      Zone z = byOriginWire.get(b, p, suffix, WireNames.hash(b, p, suffix));
+      if (z != null) {
+        return z;
       }
       if (b[p] == 0) {
         return null;

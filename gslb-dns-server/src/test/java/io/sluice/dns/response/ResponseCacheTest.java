@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.sluice.dns.zone.WireNames;
 import org.junit.jupiter.api.Test;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Type;

@@ -1,6 +1,5 @@
-package io.sluice.dns.response;
+package io.sluice.dns.zone;
 
-import io.sluice.dns.zone.Zone;
 import java.util.Map;
 import org.xbill.DNS.Name;
 
@@ -9,8 +8,9 @@ import org.xbill.DNS.Name;
  * (uncompressed wire form, any letter case) so that answering a query needs no dnsjava {@link
  * Name}: one hash of the question's bytes, computed while the parser walks them, and a compare of
  * the bytes. Keys are stored in canonical (lower-case) wire form; open addressing over flat arrays.
+ * The zone index finds the zone of a question in one by its origins.
  */
-final class WireNames<V> {
+public final class WireNames<V> {
   private final int[] hashes;
   private final byte[][] keys;
   private final Object[] values;
@@ -36,7 +36,7 @@ final class WireNames<V> {
   }
 
   /** A table of {@code entries}. */
-  static <V> WireNames<V> of(Map<Name, V> entries) {
+  public static <V> WireNames<V> of(Map<Name, V> entries) {
     return new WireNames<>(entries);
   }
 
@@ -45,7 +45,7 @@ final class WireNames<V> {
    * whose {@link #hash} is {@code hash}; null when there is none.
    */
   @SuppressWarnings("unchecked")
-  V get(byte[] b, int off, int len, int hash) {
+  public V get(byte[] b, int off, int len, int hash) {
     for (int i = hash & mask; ; i = (i + 1) & mask) {
       byte[] key = keys[i];
       if (key == null) {
@@ -58,7 +58,7 @@ final class WireNames<V> {
   }
 
   /** The value of {@code name}, or null. */
-  V get(Name name) {
+  public V get(Name name) {
     byte[] key = name.toWireCanonical();
     return get(key, 0, key.length, hash(key, 0, key.length));
   }
@@ -67,7 +67,7 @@ final class WireNames<V> {
    * The hash of {@code len} bytes of a wire-form name at {@code off}, ignoring ASCII letter case
    * (length octets are below 64, so lower-casing leaves them alone).
    */
-  static int hash(byte[] b, int off, int len) {
+  public static int hash(byte[] b, int off, int len) {
     // One hash for this table, the caches and the zones' node tables: the parser computes it once.
     return Zone.wireHash(b, off, len);
   }

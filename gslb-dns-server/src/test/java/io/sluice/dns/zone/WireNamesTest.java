@@ -1,4 +1,4 @@
-package io.sluice.dns.response;
+package io.sluice.dns.zone;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
