@@ -88,7 +88,8 @@ check eval '[ "$(stat -c %s /var/cache/sluice/sluice-server.jsa)" = "$(cat /var/
   grep -q /var/cache/sluice/sluice-server.jsa /proc/$pid/maps'
 what="sluice ctl status reaches it through /var/lib/sluice, its classes mapped from the archive"
 check eval 'SLUICE_JAVA_OPTS="-Xlog:class+load=info:file=$work/classes.log" /usr/bin/sluice ctl status &&
-  grep -q "io.sluice.admin.cli.CtlMain source: shared objects file" "$work/classes.log"'
+  grep -q "io.sluice.admin.cli.CtlMain source: shared objects file" "$work/classes.log" &&
+  grep -q "picocli.CommandLine source: shared objects file" "$work/classes.log"'
 
 what="sluice backup of the running node, through its admin API"
 check eval '/usr/bin/sluice backup "$work/backup.zip" | grep -q "(running node)" &&

@@ -85,16 +85,32 @@ public final class CtlMain {
     cl.setColorScheme(
         CommandLine.Help.defaultColorScheme(
             io.tty() ? CommandLine.Help.Ansi.AUTO : CommandLine.Help.Ansi.OFF));
-    cl.setExecutionExceptionHandler(
-        (e, cmd, parsed) -> {
-          if (e instanceof CtlException c) {
-            io.err().println("sluice ctl: " + c.getMessage());
-            return c.exitCode();
-          }
-          io.err().println("sluice ctl: unexpected error: " + e);
-          return FAILED;
-        });
+    cl.setExecutionExceptionHandler(new ErrorHandler(io));
     return cl.execute(args);
+  }
+
+  /**
+   * Prints a failed command's message and gives its exit code. A class, not a lambda: dumping the
+   * class-data archive links a lambda's proxy with the picocli interface it implements, and CDS
+   * leaves out linked Java 5 classes, picocli's {@code CommandLine} with them (docs/cli.md).
+   */
+  private static final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
+    private final CtlIo io;
+
+    ErrorHandler(CtlIo io) {
+      this.io = io;
+    }
+
+    @Override
+    public int handleExecutionException(
+        Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+      if (e instanceof CtlException c) {
+        io.err().println("sluice ctl: " + c.getMessage());
+        return c.exitCode();
+      }
+      io.err().println("sluice ctl: unexpected error: " + e);
+      return FAILED;
+    }
   }
 
   /** For a standalone launcher without DNS verification support. */
