@@ -1,6 +1,7 @@
 package io.sluice.probe;
 
 import io.sluice.core.spi.Ticker;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -48,8 +49,17 @@ public final class ExecutorTaskScheduler implements TaskScheduler, AutoCloseable
 
   @Override
   public Cancellable schedule(Runnable task, long delayNanos) {
-    ScheduledFuture<?> f =
-        executor.schedule(guard(task), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    ScheduledFuture<?> f;
+    try {
+      f = executor.schedule(guard(task), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      if (!executor.isShutdown()) {
+        throw e;
+      }
+      // Closed under a task that schedules its next run (a node whose start failed, or that
+      // stops): there is no next run, which is no failure of the task.
+      return () -> {};
+    }
     return () -> f.cancel(false);
   }
 

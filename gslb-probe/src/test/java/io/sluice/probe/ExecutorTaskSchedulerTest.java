@@ -20,9 +20,7 @@ class ExecutorTaskSchedulerTest {
   @Test
   void checksRunOnAfterATaskFailsWithAnErrorAndTheFailureIsLogged() throws Exception {
     Logger logger = (Logger) LoggerFactory.getLogger(ExecutorTaskScheduler.class);
-    ListAppender<ILoggingEvent> logs = new ListAppender<>();
-    logs.start();
-    logger.addAppender(logs);
+    ListAppender<ILoggingEvent> logs = capture(logger);
     try (ExecutorTaskScheduler ts = new ExecutorTaskScheduler(Ticker.SYSTEM)) {
       ts.execute(
           () -> {
@@ -65,6 +63,39 @@ class ExecutorTaskSchedulerTest {
   }
 
   @Test
+  void aTaskSchedulingItsNextRunAsTheSchedulerClosesEndsQuietly() throws Exception {
+    Logger logger = (Logger) LoggerFactory.getLogger(ExecutorTaskScheduler.class);
+    ListAppender<ILoggingEvent> logs = capture(logger);
+    ExecutorTaskScheduler ts = new ExecutorTaskScheduler(Ticker.SYSTEM);
+    CountDownLatch running = new CountDownLatch(1);
+    CountDownLatch scheduled = new CountDownLatch(1);
+    Thread closer = new Thread(ts::close);
+    try {
+      ts.execute(
+          () -> {
+            running.countDown();
+            // As a health engine's start does when the node closes under it: it schedules the
+            // first sweep after close() has begun.
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (!closer.isAlive() && System.nanoTime() < until) {
+              Thread.onSpinWait();
+            }
+            ts.schedule(() -> {}, TimeUnit.MILLISECONDS.toNanos(10)).cancel();
+            scheduled.countDown();
+          });
+      assertTrue(running.await(5, TimeUnit.SECONDS), "the task started");
+      closer.start();
+      closer.join(10_000);
+      assertTrue(scheduled.await(5, TimeUnit.SECONDS), "schedule() returned to the task");
+    } finally {
+      logger.detachAppender(logs);
+    }
+    assertTrue(
+        logs.list.stream().noneMatch(e -> e.getLevel() == ch.qos.logback.classic.Level.ERROR),
+        "nothing logged as an error: " + logs.list);
+  }
+
+  @Test
   void closeOnTheProbeThreadItselfDoesNotWaitForItself() throws Exception {
     ExecutorTaskScheduler ts = new ExecutorTaskScheduler(Ticker.SYSTEM);
     CountDownLatch closed = new CountDownLatch(1);
@@ -80,6 +111,14 @@ class ExecutorTaskSchedulerTest {
     assertTrue(
         took[0] < TimeUnit.MILLISECONDS.toNanos(ExecutorTaskScheduler.CLOSE_WAIT_MILLIS),
         "close() on the probe thread waited for itself: " + took[0] + " ns");
+  }
+
+  /** The events {@code logger} logs from now on, until the appender is detached. */
+  private static ListAppender<ILoggingEvent> capture(Logger logger) {
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    logger.addAppender(logs);
+    return logs;
   }
 
   /** Whether an event carrying a throwable with {@code message} was logged. */
