@@ -13,6 +13,9 @@
 #                                policy decision of the same generation
 #                         added  a service that exists from generation 1 on
 # Regenerating with GENERATION+1 and reloading changes all three at once. Needs bash and awk only.
+# ZONE_SHAPE=mixed writes RECORDS records of more types and longer names instead: for every six
+# names node-NNNNNNN.dcK (K = 0..6) six A, two AAAA, one TXT, and one CNAME alias-NNNNNNN to one
+# of them (ten records for six names, 600,000 names for a million records).
 set -euo pipefail
 if [ $# -lt 1 ] || [ $# -gt 5 ]; then
   echo "usage: $0 OUTDIR [RECORDS] [SERVICES] [POOLS] [GENERATION]" >&2
@@ -26,11 +29,37 @@ fi
 mkdir -p "$out"
 
 zone="$out/large.zone"
-if [ ! -f "$zone" ] || [ "$(head -1 "$zone")" != "; $records records" ]; then
-  awk -v n="$records" 'BEGIN {
-    printf "; %d records\n$TTL 3600\n", n
-    for (i = 0; i < n; i++) {
-      printf "h%d IN A 10.%d.%d.%d\n", i, int(i / 65536) % 256, int(i / 256) % 256, i % 256
+shape=${ZONE_SHAPE:-a}
+case "$shape" in
+  a) header="; $records records" ;;
+  mixed) header="; $records records, mixed" ;;
+  *) echo "$0: ZONE_SHAPE must be a or mixed" >&2; exit 2 ;;
+esac
+if [ ! -f "$zone" ] || [ "$(head -1 "$zone")" != "$header" ]; then
+  awk -v n="$records" -v shape="$shape" -v header="$header" 'BEGIN {
+    printf "%s\n$TTL 3600\n", header
+    if (shape == "a") {
+      for (i = 0; i < n; i++) {
+        printf "h%d IN A 10.%d.%d.%d\n", i, int(i / 65536) % 256, int(i / 256) % 256, i % 256
+      }
+      exit
+    }
+    for (i = 0; written < n; i++) {
+      name = sprintf("node-%07d.dc%d", i, i % 7)
+      printf "%s IN A 10.%d.%d.%d\n", name, int(i / 65536) % 256, int(i / 256) % 256, i % 256
+      written++
+      if (i % 3 == 0 && written < n) {
+        printf "%s IN AAAA 2001:db8:%x:%x::1\n", name, int(i / 65536), i % 65536
+        written++
+      }
+      if (i % 6 == 0 && written < n) {
+        printf "%s IN TXT \"v=spf1 include:_spf.large.test ~all\"\n", name
+        written++
+      }
+      if (i % 6 == 3 && written < n) {
+        printf "alias-%07d IN CNAME %s\n", i, name
+        written++
+      }
     }
   }' >"$zone.tmp"
   mv "$zone.tmp" "$zone"

@@ -6,10 +6,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import org.xbill.DNS.Address;
+import org.xbill.DNS.CNAMERecord;
 import org.xbill.DNS.DClass;
+import org.xbill.DNS.DNAMERecord;
+import org.xbill.DNS.MXRecord;
+import org.xbill.DNS.NSRecord;
 import org.xbill.DNS.Name;
+import org.xbill.DNS.PTRRecord;
 import org.xbill.DNS.Record;
+import org.xbill.DNS.SRVRecord;
 import org.xbill.DNS.TTL;
+import org.xbill.DNS.TXTRecord;
 import org.xbill.DNS.Type;
 
 /**
@@ -17,12 +24,15 @@ import org.xbill.DNS.Type;
  * zones are: it splits each line itself and decides owner, TTL, class and type as dnsjava's {@code
  * Master} does (the tokens large zones are made of, such as IN, A, a TTL in seconds and an IPv4
  * address, read in place; any other with the very functions {@code Master} uses), so the records
- * are the ones {@code Master} would read, and it builds A and AAAA records without a tokenizer.
- * Anything else it recognises (other types, {@code $TTL}, {@code $ORIGIN}) goes through dnsjava's
- * record parser line by line. A file with anything it does not handle — parentheses, backslashes,
- * {@code $INCLUDE} or {@code $GENERATE}, bytes outside printable ASCII, or any error — makes it
- * return null, and the caller reads the file with {@code Master}, which also reports the errors
- * with their lines.
+ * are the ones {@code Master} would read. It builds the records of the common types (A, AAAA,
+ * CNAME, NS, PTR, DNAME, MX, SRV, TXT) without a tokenizer when their data is in its plainest form,
+ * with the checks and constructors dnsjava's parser ends in: each call of that parser makes a
+ * tokenizer with an 8 KiB buffer, several gigabytes of garbage for a zone of a million such
+ * records. Any other line it recognises (other types or forms, {@code $TTL}, {@code $ORIGIN}) goes
+ * through dnsjava's record parser line by line. A file with anything it does not handle —
+ * parentheses, backslashes, {@code $INCLUDE} or {@code $GENERATE}, bytes outside printable ASCII,
+ * or any error — makes it return null, and the caller reads the file with {@code Master}, which
+ * also reports the errors with their lines.
  */
 final class PlainMasterFile {
   private PlainMasterFile() {}
@@ -61,6 +71,11 @@ final class PlainMasterFile {
       super(null, null, false, false);
     }
   }
+
+  /** The types large zones are made of, told from their mnemonics without a string. */
+  private static final int[] PLAIN_TYPES = {
+    Type.A, Type.AAAA, Type.CNAME, Type.TXT, Type.MX, Type.NS, Type.SRV, Type.PTR, Type.DNAME
+  };
 
   private static final class Reader {
     private final byte[] b;
@@ -183,8 +198,138 @@ final class PlainMasterFile {
       if (type == Type.A || type == Type.AAAA) {
         return address(name, type, dclass, ttl);
       }
-      String rdata = new String(b, at, end - at, StandardCharsets.ISO_8859_1);
-      return Record.fromString(name, type, dclass, ttl, rdata, origin);
+      int rdata = at;
+      Record r = plainData(name, type, dclass, ttl);
+      if (r != null) {
+        return r;
+      }
+      at = rdata;
+      return Record.fromString(
+          name,
+          type,
+          dclass,
+          ttl,
+          new String(b, at, end - at, StandardCharsets.ISO_8859_1),
+          origin);
+    }
+
+    /**
+     * The record when its data is in the plainest form of its type (names and numbers as single
+     * tokens, TXT strings quoted whole or unquoted, no comment glued to them), built as dnsjava's
+     * parser builds it (its {@code getName} is {@code Name.fromString} under the origin, its {@code
+     * getUInt16} a decimal long in range, then the type's constructor); null for any other data,
+     * which that parser then reads, and reports when it is wrong.
+     */
+    private Record plainData(Name name, int type, int dclass, long ttl) throws IOException {
+      switch (type) {
+        case Type.CNAME, Type.NS, Type.PTR, Type.DNAME -> {
+          Name target = nameToken();
+          if (target == null || token()) {
+            return null;
+          }
+          return switch (type) {
+            case Type.CNAME -> new CNAMERecord(name, dclass, ttl, target);
+            case Type.NS -> new NSRecord(name, dclass, ttl, target);
+            case Type.PTR -> new PTRRecord(name, dclass, ttl, target);
+            default -> new DNAMERecord(name, dclass, ttl, target);
+          };
+        }
+        case Type.MX -> {
+          int preference = u16Token();
+          Name target = preference < 0 ? null : nameToken();
+          if (target == null || token()) {
+            return null;
+          }
+          return new MXRecord(name, dclass, ttl, preference, target);
+        }
+        case Type.SRV -> {
+          int priority = u16Token();
+          int weight = priority < 0 ? -1 : u16Token();
+          int port = weight < 0 ? -1 : u16Token();
+          Name target = port < 0 ? null : nameToken();
+          if (target == null || token()) {
+            return null;
+          }
+          return new SRVRecord(name, dclass, ttl, priority, weight, port, target);
+        }
+        case Type.TXT -> {
+          List<String> strings = txtStrings();
+          return strings == null ? null : new TXTRecord(name, dclass, ttl, strings);
+        }
+        default -> {
+          return null;
+        }
+      }
+    }
+
+    /** The next token as a name under the origin; null when there is none or it holds a quote. */
+    private Name nameToken() throws IOException {
+      if (!token()) {
+        return null;
+      }
+      for (int i = tokenStart; i < tokenEnd; i++) {
+        if (b[i] == '"') {
+          return null;
+        }
+      }
+      return Name.fromString(
+          new String(b, tokenStart, tokenEnd - tokenStart, StandardCharsets.ISO_8859_1), origin);
+    }
+
+    /** The next token as a decimal 16-bit unsigned integer; -1 for any other token or none. */
+    private int u16Token() {
+      if (!token() || tokenEnd - tokenStart > 9) {
+        return -1;
+      }
+      long v = seconds();
+      return v > 0xFFFF ? -1 : (int) v;
+    }
+
+    /**
+     * The rest of the line as TXT strings, each a token quoted whole (its closing quote followed by
+     * a space, a tab or the line's end) or unquoted without a quote; null when anything else is
+     * there, when a string is longer than 255 bytes, or when there is none.
+     */
+    private List<String> txtStrings() {
+      List<String> out = new ArrayList<>(2);
+      int i = at;
+      while (true) {
+        while (i < end && isSpace(b[i])) {
+          i++;
+        }
+        if (i >= end || b[i] == ';') {
+          break;
+        }
+        int start;
+        int stop;
+        if (b[i] == '"') {
+          start = i + 1;
+          stop = start;
+          while (stop < end && b[stop] != '"') {
+            stop++;
+          }
+          if (stop >= end || (stop + 1 < end && !isSpace(b[stop + 1]))) {
+            return null;
+          }
+          i = stop + 1;
+        } else {
+          start = i;
+          stop = i;
+          while (stop < end && !isSpace(b[stop]) && b[stop] != ';') {
+            if (b[stop] == '"') {
+              return null;
+            }
+            stop++;
+          }
+          i = stop;
+        }
+        if (stop - start > 255) {
+          return null;
+        }
+        out.add(new String(b, start, stop - start, StandardCharsets.ISO_8859_1));
+      }
+      at = end;
+      return out.isEmpty() ? null : out;
     }
 
     private Record address(Name name, int type, int dclass, long ttl) {
@@ -345,18 +490,22 @@ final class PlainMasterFile {
       if (tokenIs("IN")) {
         return DClass.IN;
       }
-      if (tokenIs("A") || tokenIs("AAAA")) {
-        return -1;
+      for (int type : PLAIN_TYPES) {
+        if (tokenIs(Type.string(type))) {
+          return -1; // a type, and no class is spelled so (DClass.value gives -1 for it too)
+        }
       }
       return DClass.value(text());
     }
 
-    /** The token as a type, as Type.value reads it, or -1; A and AAAA without a string. */
+    /** The token as a type, as Type.value reads it, or -1; the common types without a string. */
     private int type() {
-      if (tokenIs("A")) {
-        return Type.A;
+      for (int type : PLAIN_TYPES) {
+        if (tokenIs(Type.string(type))) {
+          return type;
+        }
       }
-      return tokenIs("AAAA") ? Type.AAAA : Type.value(text());
+      return Type.value(text());
     }
 
     private static boolean isDigit(byte c) {

@@ -63,8 +63,26 @@ class PlainMasterFileTest {
         "a 007 A 192.0.2.1\nb 999999999 A 192.0.2.2\nc 2147483648 A 192.0.2.3\nd 0 in a 192.0.2.4\n",
         // Addresses read in place and by Address.toByteArray.
         "a A 0.0.0.0\nb A 255.255.255.255\nc A 10.0.0.1\nd iN aAaA ::ffff:192.0.2.1\ne Aaaa ::\n",
+        // Names, numbers and strings of the common types, built without dnsjava's tokenizer.
+        "a CNAME @\nb cname x.other.test. ; c\nc NS ns1\nd PTR host.example.test.\ne DNAME other.\n",
+        "m MX 0 @\nn MX 65535 mail\no mx 010 mail ; c\np 60 IN MX 5 mail.other.test.\n",
+        "_s._tcp SRV 0 0 0 .\n_t._udp SRV 10 20 5060 sip.example.test.\n_u SRV 65535 65535 1 h\n",
+        "t TXT \"\"\nu TXT a b c\nv TXT \"a b\" c \"d;e\"\t\"\"\nw txt \"x\"y\nx TXT \"a\";c\ny TXT \"a\" ; c\n",
+        // Forms the fast path leaves to dnsjava's parser, which reads them.
+        "a MX 0000000000010 mail\nb CNAME x;c\nc TXT a;b\nd NS ns1;\n",
       })
   void readsWhatMasterReads(String text) throws Exception {
+    assertReadsAsMaster(text);
+  }
+
+  @org.junit.jupiter.api.Test
+  void readsTxtStringsOfTheLongestLengthAndGivesBackLongerOnes() throws Exception {
+    assertReadsAsMaster("z TXT \"" + "x".repeat(255) + "\" " + "y".repeat(255) + "\n");
+    assertNull(plain("a TXT \"" + "x".repeat(256) + "\"\n"));
+    assertNull(plain("a TXT " + "x".repeat(256) + "\n"));
+  }
+
+  private static void assertReadsAsMaster(String text) throws Exception {
     List<Record> expected = master(text);
     List<Record> got = plain(text);
     assertNotNull(got, "a plain file is read without Master");
@@ -92,7 +110,12 @@ class PlainMasterFileTest {
       "CNAME tgt",
       "TXT plain ; comment",
       "A 198.51.100.7 ; c",
-      "NS ns1.example.test."
+      "NS ns1.example.test.",
+      "SRV 1 2 3 t",
+      "PTR p.example.test.",
+      "TXT \"\" u \"v w\"",
+      "DNAME d.test.",
+      "MX 0 @"
     };
     java.util.Random random = new java.util.Random(7);
     for (int file = 0; file < 200; file++) {
@@ -146,6 +169,15 @@ class PlainMasterFileTest {
         "a MX ten mail\n",
         "\"q\" A 192.0.2.1\n",
         "$FOO bar\n",
+        // Data errors of the common types, which Master reports with their lines.
+        "a CNAME x y\n",
+        "a CNAME x\"y\"\n",
+        "a MX 65536 mail\n",
+        "a MX -1 mail\n",
+        "a SRV 1 2 mail\n",
+        "a SRV 1 2 3 t extra\n",
+        "a NS\n",
+        "a TXT \"open\n",
       })
   void givesBackWhatItDoesNotHandle(String text) {
     assertNull(plain(text));
