@@ -53,11 +53,7 @@ public final class ExecutorTaskScheduler implements TaskScheduler, AutoCloseable
     try {
       f = executor.schedule(guard(task), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
-      if (!executor.isShutdown()) {
-        throw e;
-      }
-      // Closed under a task that schedules its next run (a node whose start failed, or that
-      // stops): there is no next run, which is no failure of the task.
+      closed(e);
       return () -> {};
     }
     return () -> f.cancel(false);
@@ -65,8 +61,21 @@ public final class ExecutorTaskScheduler implements TaskScheduler, AutoCloseable
 
   @Override
   public void execute(Runnable task) {
-    if (!executor.isShutdown()) {
+    try {
       executor.execute(guard(task));
+    } catch (RejectedExecutionException e) {
+      closed(e);
+    }
+  }
+
+  /**
+   * A task handed over after {@link #close()} (a task in flight scheduling its next run as a node
+   * whose start failed, or that stops, closes it) is dropped: there is no next run, which is no
+   * failure. A rejection while open is rethrown.
+   */
+  private void closed(RejectedExecutionException e) {
+    if (!executor.isShutdown()) {
+      throw e;
     }
   }
 

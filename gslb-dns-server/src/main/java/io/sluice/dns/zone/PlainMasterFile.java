@@ -3,6 +3,7 @@ package io.sluice.dns.zone;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.UnaryOperator;
 import org.xbill.DNS.Address;
@@ -76,6 +77,10 @@ final class PlainMasterFile {
   private static final int[] PLAIN_TYPES = {
     Type.A, Type.AAAA, Type.CNAME, Type.TXT, Type.MX, Type.NS, Type.SRV, Type.PTR, Type.DNAME
   };
+
+  /** Their mnemonics, looked up once instead of twice for every line. */
+  private static final String[] PLAIN_MNEMONICS =
+      Arrays.stream(PLAIN_TYPES).mapToObj(Type::string).toArray(String[]::new);
 
   private static final class Reader {
     private final byte[] b;
@@ -170,7 +175,7 @@ final class PlainMasterFile {
       // TTL.parseTTL rejects a token that does not start with a digit; asking it anyway would
       // throw (and fill in a stack trace) for the type of every line without a TTL.
       if (isDigit(b[tokenStart])) {
-        long given = seconds();
+        long given = decimal();
         if (given < 0) {
           try {
             given = TTL.parseTTL(text());
@@ -264,13 +269,8 @@ final class PlainMasterFile {
 
     /** The next token as a name under the origin; null when there is none or it holds a quote. */
     private Name nameToken() throws IOException {
-      if (!token()) {
+      if (!token() || quoted()) {
         return null;
-      }
-      for (int i = tokenStart; i < tokenEnd; i++) {
-        if (b[i] == '"') {
-          return null;
-        }
       }
       return Name.fromString(
           new String(b, tokenStart, tokenEnd - tokenStart, StandardCharsets.ISO_8859_1), origin);
@@ -278,10 +278,10 @@ final class PlainMasterFile {
 
     /** The next token as a decimal 16-bit unsigned integer; -1 for any other token or none. */
     private int u16Token() {
-      if (!token() || tokenEnd - tokenStart > 9) {
+      if (!token()) {
         return -1;
       }
-      long v = seconds();
+      long v = decimal();
       return v > 0xFFFF ? -1 : (int) v;
     }
 
@@ -349,10 +349,11 @@ final class PlainMasterFile {
     }
 
     /**
-     * The token as a TTL when it is only digits, nine at most (so below TTL.parseTTL's clamp, and
-     * read as it reads them); -1 for any other token, which TTL.parseTTL decides.
+     * The token as a number when it is only digits, nine at most (so below TTL.parseTTL's clamp,
+     * and read as it and the record parser's integers read them); -1 for any other token, which
+     * they decide.
      */
-    private long seconds() {
+    private long decimal() {
       if (tokenEnd - tokenStart > 9) {
         return -1;
       }
@@ -474,12 +475,20 @@ final class PlainMasterFile {
     }
 
     private String text() {
-      for (int i = tokenStart; i < tokenEnd; i++) {
-        if (b[i] == '"') {
-          throw new NotPlain();
-        }
+      if (quoted()) {
+        throw new NotPlain();
       }
       return new String(b, tokenStart, tokenEnd - tokenStart, StandardCharsets.ISO_8859_1);
+    }
+
+    /** Whether the token holds a quote, which only dnsjava's tokenizer reads. */
+    private boolean quoted() {
+      for (int i = tokenStart; i < tokenEnd; i++) {
+        if (b[i] == '"') {
+          return true;
+        }
+      }
+      return false;
     }
 
     /**
@@ -490,8 +499,8 @@ final class PlainMasterFile {
       if (tokenIs("IN")) {
         return DClass.IN;
       }
-      for (int type : PLAIN_TYPES) {
-        if (tokenIs(Type.string(type))) {
+      for (String mnemonic : PLAIN_MNEMONICS) {
+        if (tokenIs(mnemonic)) {
           return -1; // a type, and no class is spelled so (DClass.value gives -1 for it too)
         }
       }
@@ -500,9 +509,9 @@ final class PlainMasterFile {
 
     /** The token as a type, as Type.value reads it, or -1; the common types without a string. */
     private int type() {
-      for (int type : PLAIN_TYPES) {
-        if (tokenIs(Type.string(type))) {
-          return type;
+      for (int i = 0; i < PLAIN_TYPES.length; i++) {
+        if (tokenIs(PLAIN_MNEMONICS[i])) {
+          return PLAIN_TYPES[i];
         }
       }
       return Type.value(text());
