@@ -40,6 +40,12 @@ final class StoreMarker {
     }
     Properties p = new Properties();
     p.load(new java.io.StringReader(text));
+    if (p.getProperty("created") == null) {
+      // Every release writes created=; without it the file is not a marker (overwritten, or
+      // garbage), and reading it with the defaults would forget how far the journal was
+      // compacted, so a snapshot lost with it would pass for a fresh install.
+      throw damaged(file, "it has no created= line");
+    }
     try {
       int format = Integer.parseInt(p.getProperty("format", "1").strip());
       if (format > FORMAT) {
@@ -63,8 +69,14 @@ final class StoreMarker {
               Long.parseLong(p.getProperty("compactedThrough", "0")),
               Long.parseLong(p.getProperty("versionsReservedThrough", "0"))));
     } catch (NumberFormatException e) {
-      throw new IOException("state marker " + file + " is damaged: " + e.getMessage(), e);
+      throw damaged(file, e.getMessage());
     }
+  }
+
+  /** Damage that the repair command mends: it rewrites the marker from the records it keeps. */
+  private static StateCorruptException damaged(Path file, String why) {
+    return new StateCorruptException(
+        FileDurableLog.stateDir(file.getParent()), "state marker " + file + " is damaged: " + why);
   }
 
   /** Writes a new marker into {@code dir}. */

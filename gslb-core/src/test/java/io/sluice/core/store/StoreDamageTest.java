@@ -150,6 +150,20 @@ class StoreDamageTest {
   }
 
   @Test
+  void aMarkerOverwrittenWithGarbageIsRefusedAndRepairRewritesIt() throws IOException {
+    commitAll(3, "a", "b", "c", "d"); // compacted through c, d in the journal
+    Files.write(traffic().resolve(StoreMarker.FILE), new byte[] {'x', 0, 1, '\n'});
+    IOException e = assertThrows(IOException.class, this::recovered);
+    assertTrue(e.getMessage().contains(StoreMarker.FILE + " is damaged"), e.getMessage());
+    assertEquals(
+        "x\0\1\n",
+        Files.readString(traffic().resolve(StoreMarker.FILE), UTF_8),
+        "the refused marker is left as it was");
+    assertTrue(StateRepair.repair(stateDir).changed());
+    assertEquals("d", recovered());
+  }
+
+  @Test
   void aFreshInstallIsRecognisedByItsMarker() throws IOException {
     assertEquals(null, recovered());
     assertTrue(Files.exists(traffic().resolve(StoreMarker.FILE)), "marker written at creation");
