@@ -49,12 +49,19 @@ public final class StateRepair {
               + "): nothing to repair");
       return new Report(false, out);
     } catch (StateCorruptException e) {
-      out.add("damage: " + e.getMessage().substring(0, e.getMessage().indexOf("; refusing")));
+      out.add("damage: " + problem(e));
     }
     try (FileChannel lock =
         FileDurableLog.lock(dir, "the state directory " + stateDir + " is in use: stop the node")) {
       return repairLocked(dir, out);
     }
+  }
+
+  /** The damage an exception names, without the advice to run this very command. */
+  private static String problem(IOException e) {
+    String m = e.getMessage();
+    int advice = e instanceof StateCorruptException ? m.indexOf("; refusing") : -1;
+    return advice < 0 ? m : m.substring(0, advice);
   }
 
   private static Report repairLocked(Path dir, List<String> out) throws IOException {
@@ -65,7 +72,7 @@ public final class StateRepair {
     try {
       old = StoreMarker.read(dir);
     } catch (IOException e) {
-      out.add("the store marker is unreadable and is rewritten: " + e.getMessage());
+      out.add("the store marker is unreadable and is rewritten: " + problem(e));
       old = Optional.empty();
     }
     Path snapPath = dir.resolve("snapshot.bin");
