@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.sluice.core.config.ConfigLoader;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.control.AuditSink;
+import io.sluice.core.health.ProbeEvidence;
 import io.sluice.core.health.ProbeReport;
 import io.sluice.core.health.Verdict;
 import io.sluice.core.spi.GslbMetrics;
@@ -135,6 +136,15 @@ class AgentEndToEndTest {
                               .filter(ProbeStatus.VantageStatus::fresh)
                               .count()
                           == 3);
+          // A vantage votes only once its deciding (full-link) check has a result: until all
+          // three have one, the node's own faster checks could decide alone.
+          await(
+              "three vantages voting on p1/a",
+              Duration.ofSeconds(8),
+              () -> {
+                ProbeEvidence ev = node.evidence().get("p1/a");
+                return ev != null && ev.vantagesEligible() == 3 && ev.vantagesAgreeing() == 3;
+              });
           // The intruder posts on its own schedule: wait for its first answer, then judge it.
           await(
               "the intruder's first report answered",
