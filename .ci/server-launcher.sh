@@ -2,7 +2,8 @@
 # Launcher check of the server's class-data-sharing archive (docs/dns.md, "Start-up time"), after
 # the package step: the build wrote the archive and its size next to the jar, `./sluice run` maps
 # the server's classes from it and answers, and neither a truncated archive nor one with damaged
-# contents keeps the server from starting. The node serves the shipped example on a loopback port
+# contents keeps the server from starting; where the kernel offers transparent huge pages, the
+# server's heap is in them. The node serves the shipped example on a loopback port
 # the checks pick, with a state directory of its own. Exits non-zero, naming every failed check.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
@@ -40,6 +41,8 @@ serve() {
     if dig +short +time=1 +tries=1 @127.0.0.1 -p "$port" www.example.com A 2>/dev/null |
       grep -q '^[0-9]'; then
       answered=0
+      tr '\0' ' ' <"/proc/$pid/cmdline" >"$work/cmdline"
+      awk '/^AnonHugePages:/ { print $2 }' "/proc/$pid/smaps_rollup" >"$work/huge"
       break
     fi
     kill -0 "$pid" 2>/dev/null || break
@@ -58,6 +61,14 @@ what="the package step wrote an archive newer than the jar, and its size"
 check eval '[ "$archive" -nt "$jar" ] && [ "$(stat -c %s "$archive")" = "$(cat "$archive.size")" ]'
 what="the server through the launcher maps its classes from the archive and answers"
 check eval 'serve && shared'
+
+if grep -qs '\[\(always\|madvise\)\]' /sys/kernel/mm/transparent_hugepage/enabled; then
+  what="the kernel offers transparent huge pages: the server asks for them and its heap is in them"
+  check eval 'grep -q -- "-XX:+UseTransparentHugePages" "$work/cmdline" && [ "$(cat "$work/huge")" -gt 0 ]'
+else
+  what="the kernel offers no transparent huge pages: the server does not ask for them"
+  check eval '! grep -q -- "-XX:+UseTransparentHugePages" "$work/cmdline"'
+fi
 
 cp -p "$archive" "$work/kept.jsa"
 chmod u+w "$archive"
