@@ -107,11 +107,11 @@ final class StaticAnswers {
     }
     Object a = n.answers();
     if (a == null) {
-      if (n.isLoneAddress(qtype) && encodesLoneAddresses(z) && !z.isDelegated(n.name())) {
+      if (n.isLoneAddress(qtype) && encodesLoneAddresses(z) && !z.isDelegated(n)) {
         // Encoded for this question alone and kept by nobody: see KEEP_ALL_UP_TO.
         return new Node(z, n);
       }
-      a = n.publishAnswers(z.isDelegated(n.name()) ? NONE : new Node(z, n));
+      a = n.publishAnswers(z.isDelegated(n) ? NONE : new Node(z, n));
     }
     return a == NONE ? null : (Node) a;
   }

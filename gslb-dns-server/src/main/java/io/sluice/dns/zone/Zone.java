@@ -42,7 +42,7 @@ public final class Zone {
   private final String originText;
   private final SOARecord negativeSoa;
   private final NodeTable nodes;
-  private final Set<Name> cuts;
+  private final CutSet cuts;
   private final Map<Name, ZoneNode> wildcards;
   private final int originLabels;
   private final byte[] originWire;
@@ -52,7 +52,7 @@ public final class Zone {
   /** What the zone read from its master file, for a reload of the same file; or null. */
   private final MasterFile masterFile;
 
-  Zone(Name origin, SOARecord soa, NodeTable nodes, Set<Name> cuts, MasterFile masterFile) {
+  Zone(Name origin, SOARecord soa, NodeTable nodes, CutSet cuts, MasterFile masterFile) {
     this.origin = origin;
     this.masterFile = masterFile;
     this.originText = origin.toString().toLowerCase(Locale.ROOT);
@@ -70,7 +70,7 @@ public final class Zone {
             soa.getExpire(),
             soa.getMinimum());
     this.nodes = nodes;
-    this.cuts = Set.copyOf(cuts);
+    this.cuts = cuts;
     this.wildcards = nodes.wildcards();
     this.originLabels = origin.labels();
     this.originWire = origin.toWireCanonical();
@@ -309,6 +309,22 @@ public final class Zone {
   }
 
   /**
+   * True when the node {@code n} of this zone is a delegation point or below one: as {@link
+   * #isDelegated(Name)}, but a node's own NS records say whether it is a cut, so only its ancestors
+   * are looked up (none for a name just below the apex).
+   */
+  public boolean isDelegated(ZoneNode n) {
+    if (cuts.isEmpty()) {
+      return false;
+    }
+    Name name = n.name();
+    if (n.get(Type.NS) != null && name.labels() > originLabels) {
+      return true;
+    }
+    return cuts.highestAbove(name, originLabels, false) != null;
+  }
+
+  /**
    * The records of {@code type} at {@code node} when they are the whole answer to that question:
    * the node owns them and no DNAME in the zone could redirect the name (the caller has already
    * ruled out a delegation above it); null when the question needs {@link #resolve}.
@@ -539,16 +555,7 @@ public final class Zone {
 
   /** The highest delegation point at or above {@code name}, below the apex; null when none. */
   Name cutAbove(Name name) {
-    if (cuts.isEmpty()) {
-      return null;
-    }
-    for (int strip = name.labels() - originLabels - 1; strip >= 0; strip--) {
-      Name candidate = strip == 0 ? name : new Name(name, strip);
-      if (cuts.contains(candidate)) {
-        return candidate;
-      }
-    }
-    return null;
+    return cuts.highestAbove(name, originLabels, true);
   }
 
   /** The wildcard node that synthesizes {@code name} (RFC 4592 §4.1), or null. */

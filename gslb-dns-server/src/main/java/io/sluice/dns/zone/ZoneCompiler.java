@@ -156,7 +156,7 @@ public final class ZoneCompiler {
       if (get(origin, Type.NS) == null) {
         problems.add(Problems.child(path, "ns"), "the zone has no NS records at its apex");
       }
-      Set<Name> cuts = checkStructure();
+      CutSet cuts = checkStructure();
       return new Zone(origin, soa, nodes(), cuts, masterFile);
     }
 
@@ -558,14 +558,14 @@ public final class ZoneCompiler {
     }
 
     /** Checks CNAME exclusivity, delegations, glue and services; returns the delegation points. */
-    private Set<Name> checkStructure() {
-      Set<Name> cuts = new HashSet<>();
-      Set<Name> dnames = new HashSet<>();
+    private CutSet checkStructure() {
+      List<Name> cutNames = new ArrayList<>();
+      List<Name> dnameOwners = new ArrayList<>();
       for (int at = 0; at < data.size(); at++) {
         Name name = data.name(at);
         Object types = data.value(at);
         if (has(types, Type.NS) && !name.equals(origin)) {
-          cuts.add(name);
+          cutNames.add(name);
           if (name.isWild()) {
             problems.add(source(name, Type.NS), "a wildcard cannot be a delegation: " + name);
           }
@@ -590,15 +590,18 @@ public final class ZoneCompiler {
           }
         }
         if (has(types, Type.DNAME)) {
-          dnames.add(name);
+          dnameOwners.add(name);
           if (name.isWild()) {
             problems.add(source(name, Type.DNAME), "a wildcard cannot own a DNAME: " + name);
           }
         }
       }
+      // Owner names are unique in the table, so each list holds a name once.
+      CutSet cuts = CutSet.of(cutNames);
+      CutSet dnames = CutSet.of(dnameOwners);
       for (int at = 0; at < (dnames.isEmpty() ? 0 : data.size()); at++) {
         Name name = data.name(at);
-        Name dname = highestCutAbove(name, dnames, false);
+        Name dname = dnames.highestAbove(name, origin.labels(), false);
         if (dname != null) {
           int type = type(data.value(at), 0);
           problems.add(
@@ -611,7 +614,7 @@ public final class ZoneCompiler {
       }
       for (int at = 0; at < (cuts.isEmpty() ? 0 : data.size()); at++) {
         Name name = data.name(at);
-        Name cut = highestCutAbove(name, cuts, false);
+        Name cut = cuts.highestAbove(name, origin.labels(), false);
         if (cut == null) {
           continue;
         }
@@ -630,7 +633,7 @@ public final class ZoneCompiler {
           }
         }
       }
-      for (Name cut : cuts) {
+      for (Name cut : cutNames) {
         for (Record r : get(cut, Type.NS).rrs(false)) {
           Name target = ((NSRecord) r).getTarget();
           if (target.subdomain(cut)
@@ -660,27 +663,16 @@ public final class ZoneCompiler {
                     + source(name, type));
           }
         }
-        Name cut = highestCutAbove(name, cuts, true);
+        Name cut = cuts.highestAbove(name, origin.labels(), true);
         if (cut != null) {
           problems.add(sp, "service " + name + " is at or below the delegation at " + cut);
         }
-        Name dname = highestCutAbove(name, dnames, false);
+        Name dname = dnames.highestAbove(name, origin.labels(), false);
         if (dname != null) {
           problems.add(sp, "service " + name + " is below the DNAME at " + dname);
         }
       }
       return cuts;
-    }
-
-    private Name highestCutAbove(Name name, Set<Name> cuts, boolean includeSelf) {
-      int below = name.labels() - origin.labels();
-      for (int strip = below - 1; strip >= (includeSelf ? 0 : 1); strip--) {
-        Name candidate = strip == 0 ? name : new Name(name, strip);
-        if (cuts.contains(candidate)) {
-          return candidate;
-        }
-      }
-      return null;
     }
 
     private String source(Name name, int type) {

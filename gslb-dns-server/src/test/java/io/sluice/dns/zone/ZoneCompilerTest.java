@@ -159,17 +159,51 @@ class ZoneCompilerTest {
     return ConfigLoader.parse(yaml, "f.yaml", dir);
   }
 
+  /** A master file of the apex, its name server and www. */
+  private static final String FILE_HEAD =
+      """
+      $TTL 300
+      @    IN SOA ns1.example.test. h.example.test. 5 7200 1800 1209600 60
+      @    IN NS  ns1.example.test.
+      ns1  IN A   192.0.2.53
+      www  IN A   192.0.2.80
+      """;
+
   @Test
-  void loadsAMasterFileAndMergesConfigNs() throws Exception {
+  void aNodeIsDelegatedExactlyWhenItsNameIs() throws Exception {
     SluiceConfig config =
         fileZone(
-            """
-            $TTL 300
-            @    IN SOA ns1.example.test. h.example.test. 5 7200 1800 1209600 60
-            @    IN NS  ns1.example.test.
-            ns1  IN A   192.0.2.53
-            www  IN A   192.0.2.80
+            FILE_HEAD
+                + """
+            sub           IN NS  ns1.sub.example.test.
+            ns1.sub       IN A   192.0.2.1
+            deep.ns1.sub  IN AAAA 2001:db8::1
+            a.b           IN NS  ns.example.org.
+            x.y.z         IN A   192.0.2.9
             """);
+    Zone z = ZoneCompiler.compile(config, "f.yaml").zones().get(0);
+    List<String> delegated = new java.util.ArrayList<>();
+    for (Name n : z.names()) {
+      boolean byName = z.isDelegated(n);
+      assertEquals(byName, z.isDelegated(z.node(n)), n.toString());
+      if (byName) {
+        delegated.add(n.toString());
+      }
+    }
+    java.util.Collections.sort(delegated);
+    // The cuts and everything below them; not the apex, the empty non-terminals b and y.z above.
+    assertEquals(
+        List.of(
+            "a.b.example.test.",
+            "deep.ns1.sub.example.test.",
+            "ns1.sub.example.test.",
+            "sub.example.test."),
+        delegated);
+  }
+
+  @Test
+  void loadsAMasterFileAndMergesConfigNs() throws Exception {
+    SluiceConfig config = fileZone(FILE_HEAD);
     Zone z = ZoneCompiler.compile(config, "f.yaml").zones().get(0);
     Resolution www = z.resolve(Name.fromString("www.example.test."), Type.A);
     assertEquals("192.0.2.80", www.answer().get(0).rdataToString());
