@@ -27,16 +27,19 @@ final class ResponseCache {
 
   Template get(Object owner, Object name, int nameHash, int qtype) {
     Entry e = slots[index(owner, nameHash, qtype)];
+    // The hash first: most misses of a direct-mapped cache are another name in the slot, and
+    // comparing two dnsjava names computes the hash of a name built for this question.
     return e != null
             && e.owner == owner
             && e.qtype == qtype
+            && e.nameHash == nameHash
             && (e.name == name || e.name.equals(name))
         ? e.template
         : null;
   }
 
   void put(Object owner, Object name, int nameHash, int qtype, Template template) {
-    slots[index(owner, nameHash, qtype)] = new Entry(owner, name, qtype, template);
+    slots[index(owner, nameHash, qtype)] = new Entry(owner, name, nameHash, qtype, template);
   }
 
   private int index(Object owner, int nameHash, int qtype) {
@@ -46,5 +49,5 @@ final class ResponseCache {
     return h & mask;
   }
 
-  private record Entry(Object owner, Object name, int qtype, Template template) {}
+  private record Entry(Object owner, Object name, int nameHash, int qtype, Template template) {}
 }
