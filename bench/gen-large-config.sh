@@ -16,6 +16,9 @@
 # ZONE_SHAPE=mixed writes RECORDS records of more types and longer names instead: for every six
 # names node-NNNNNNN.dcK (K = 0..6) six A, two AAAA, one TXT, and one CNAME alias-NNNNNNN to one
 # of them (ten records for six names, 600,000 names for a million records).
+# ZONE_SHAPE=delegations writes a zone most of whose names are below the apex's children: of
+# every 21 records, 6 are 3 delegations subN (NS ns1.subN, with its glue A), 10 are A records hN
+# (TTL 300), 2 MX mN, 1 SRV _sip._tcp.sN and 2 AAAA v6-N (142,857 delegations for a million).
 set -euo pipefail
 if [ $# -lt 1 ] || [ $# -gt 5 ]; then
   echo "usage: $0 OUTDIR [RECORDS] [SERVICES] [POOLS] [GENERATION]" >&2
@@ -33,7 +36,8 @@ shape=${ZONE_SHAPE:-a}
 case "$shape" in
   a) header="; $records records" ;;
   mixed) header="; $records records, mixed" ;;
-  *) echo "$0: ZONE_SHAPE must be a or mixed" >&2; exit 2 ;;
+  delegations) header="; $records records, delegations" ;;
+  *) echo "$0: ZONE_SHAPE must be a, mixed or delegations" >&2; exit 2 ;;
 esac
 if [ ! -f "$zone" ] || [ "$(head -1 "$zone")" != "$header" ]; then
   awk -v n="$records" -v shape="$shape" -v header="$header" 'BEGIN {
@@ -41,6 +45,22 @@ if [ ! -f "$zone" ] || [ "$(head -1 "$zone")" != "$header" ]; then
     if (shape == "a") {
       for (i = 0; i < n; i++) {
         printf "h%d IN A 10.%d.%d.%d\n", i, int(i / 65536) % 256, int(i / 256) % 256, i % 256
+      }
+      exit
+    }
+    if (shape == "delegations") {
+      d = int(n / 7); a = int(n * 10 / 21); mx = int(n * 2 / 21); srv = int(n / 21)
+      for (i = 0; i < d; i++) {
+        printf "sub%d IN NS ns1.sub%d\nns1.sub%d 600 IN A 10.%d.%d.%d\n", i, i, i,
+          int(i / 65536) % 256, int(i / 256) % 256, i % 256
+      }
+      for (i = 0; i < a; i++) {
+        printf "h%d 300 IN A 10.%d.%d.%d\n", i, 100 + int(i / 65536) % 100, int(i / 256) % 256, i % 256
+      }
+      for (i = 0; i < mx; i++) printf "m%d IN MX 10 mail.m%d.large.test.\n", i, i
+      for (i = 0; i < srv; i++) printf "_sip._tcp.s%d IN SRV 10 5 5060 h%d.large.test.\n", i, i
+      for (i = 0; i < n - 2 * d - a - mx - srv; i++) {
+        printf "v6-%d IN AAAA 2001:db8:%x::%x\n", i, int(i / 65536), i % 65536
       }
       exit
     }

@@ -9,7 +9,8 @@
 # thread on CPU 1, dnsperf on CPU 0 (-c 20 -q 500); the server's utime + stime from /proc over the
 # measured run, divided by the queries answered, is its CPU per query. Knot and dnsperf come from
 # Debian (bench/peers/install.sh); build the jar first (SLUICE_JAR picks another). SLUICE_JAVA_OPTS
-# passes JVM options.
+# passes JVM options. ZONE_SHAPE=delegations (see gen-large-config.sh) asks half A questions of hN,
+# a quarter of names below the delegations (referrals with glue) and a quarter MX of mN.
 set -euo pipefail
 if [ $# -lt 2 ]; then
   echo "usage: $0 RUNDIR PORT_BASE [RECORDS] [SECONDS] [WARMUP]" >&2
@@ -54,8 +55,19 @@ zone:
   - domain: large.test
     file: "$rundir/knot/large.test.zone"
 CONF
-awk -v n="$records" 'BEGIN { srand(13); for (i = 0; i < n; i++) printf "h%d.large.test A\n", int(rand() * n) }' \
-  >"$rundir/random.queries"
+if [ "${ZONE_SHAPE:-a}" = delegations ]; then
+  # Half A questions for hN, a quarter for names below the delegations (referrals), a quarter MX.
+  awk -v n="$records" 'BEGIN { srand(13); d = int(n / 7); a = int(n * 10 / 21); mx = int(n * 2 / 21)
+    for (i = 0; i < n; i++) {
+      k = i % 4
+      if (k < 2) printf "h%d.large.test A\n", int(rand() * a)
+      else if (k == 2) printf "www.sub%d.large.test A\n", int(rand() * d)
+      else printf "m%d.large.test MX\n", int(rand() * mx)
+    } }' >"$rundir/random.queries"
+else
+  awk -v n="$records" 'BEGIN { srand(13); for (i = 0; i < n; i++) printf "h%d.large.test A\n", int(rand() * n) }' \
+    >"$rundir/random.queries"
+fi
 
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 wait_answer() {
