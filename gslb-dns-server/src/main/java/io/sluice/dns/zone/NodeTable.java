@@ -295,9 +295,7 @@ final class NodeTable {
     int h = hash(name);
     for (int i = slot(h); ; i = (i + 1) & mask) {
       ZoneNode n = slots[i];
-      // The same object first: a delegation point or a node's own name is asked as it is stored,
-      // and dnsjava's equals would compute the hash of a name not asked since the zone was built.
-      if (n == null || (hashes[i] == h && (n.name() == name || n.name().equals(name)))) {
+      if (n == null || (hashes[i] == h && n.name().equals(name))) {
         return n;
       }
     }
