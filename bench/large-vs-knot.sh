@@ -56,14 +56,19 @@ zone:
     file: "$rundir/knot/large.test.zone"
 CONF
 if [ "${ZONE_SHAPE:-a}" = delegations ]; then
-  # Half A questions for hN, a quarter for names below the delegations (referrals), a quarter MX.
-  awk -v n="$records" 'BEGIN { srand(13); d = int(n / 7); a = int(n * 10 / 21); mx = int(n * 2 / 21)
-    for (i = 0; i < n; i++) {
-      k = i % 4
-      if (k < 2) printf "h%d.large.test A\n", int(rand() * a)
-      else if (k == 2) printf "www.sub%d.large.test A\n", int(rand() * d)
-      else printf "m%d.large.test MX\n", int(rand() * mx)
-    } }' >"$rundir/random.queries"
+  # Half A questions for hN, a quarter for names below the delegations (referrals), a quarter MX,
+  # each drawn from the names the master file has.
+  awk -v n="$records" '
+    $0 ~ /^h[0-9]+ / { h[nh++] = $1 } $0 ~ /^sub[0-9]+ / { d[nd++] = $1 } $0 ~ /^m[0-9]+ / { m[nm++] = $1 }
+    END {
+      srand(13)
+      for (i = 0; i < n; i++) {
+        k = i % 4
+        if (k < 2) printf "%s.large.test A\n", h[int(rand() * nh)]
+        else if (k == 2) printf "www.%s.large.test A\n", d[int(rand() * nd)]
+        else printf "%s.large.test MX\n", m[int(rand() * nm)]
+      }
+    }' "$rundir/large.zone" >"$rundir/random.queries"
 else
   awk -v n="$records" 'BEGIN { srand(13); for (i = 0; i < n; i++) printf "h%d.large.test A\n", int(rand() * n) }' \
     >"$rundir/random.queries"

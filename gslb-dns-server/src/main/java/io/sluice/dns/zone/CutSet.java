@@ -1,8 +1,6 @@
 package io.sluice.dns.zone;
 
 import java.util.Collection;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.xbill.DNS.Name;
 
 /**
@@ -22,16 +20,9 @@ final class CutSet {
     this.table = table;
   }
 
-  /** The set of {@code cuts}. */
+  /** The set of {@code cuts}, no two equal (owner names of one zone). */
   static CutSet of(Collection<Name> cuts) {
-    if (cuts.isEmpty()) {
-      return EMPTY;
-    }
-    Map<Name, Name> byName = new LinkedHashMap<>();
-    for (Name n : cuts) {
-      byName.put(n, n);
-    }
-    return new CutSet(WireNames.of(byName));
+    return cuts.isEmpty() ? EMPTY : new CutSet(WireNames.ofNames(cuts));
   }
 
   /** True when there is no cut. */

@@ -1,5 +1,8 @@
 package io.sluice.dns.zone;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import org.xbill.DNS.Name;
 
@@ -16,13 +19,13 @@ public final class WireNames<V> {
   private final Object[] values;
   private final int mask;
 
-  private WireNames(Map<Name, V> entries) {
+  private WireNames(Collection<? extends Map.Entry<Name, V>> entries) {
     int size = Integer.highestOneBit(Math.max(2, entries.size() * 2 - 1)) << 1;
     hashes = new int[size];
     keys = new byte[size][];
     values = new Object[size];
     mask = size - 1;
-    for (Map.Entry<Name, V> e : entries.entrySet()) {
+    for (Map.Entry<Name, V> e : entries) {
       byte[] key = e.getKey().toWireCanonical();
       int h = hash(key, 0, key.length);
       int i = h & mask;
@@ -37,6 +40,18 @@ public final class WireNames<V> {
 
   /** A table of {@code entries}. */
   public static <V> WireNames<V> of(Map<Name, V> entries) {
+    return new WireNames<>(entries.entrySet());
+  }
+
+  /**
+   * A table of {@code names} (no two equal), each its own value: no map of dnsjava names, whose
+   * hash gives numbered names nearby values, on the way.
+   */
+  static WireNames<Name> ofNames(Collection<Name> names) {
+    List<Map.Entry<Name, Name>> entries = new ArrayList<>(names.size());
+    for (Name n : names) {
+      entries.add(Map.entry(n, n));
+    }
     return new WireNames<>(entries);
   }
 
