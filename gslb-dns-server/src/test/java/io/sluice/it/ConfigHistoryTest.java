@@ -187,6 +187,15 @@ class ConfigHistoryTest {
       assertTrue(reload.json().path("changed").asBoolean(), reload.body());
       assertEquals(5, reload.json().path("version").asLong(), reload.body());
       assertEquals("192.0.2.5", www(node));
+
+      // A problem in the file's records names the file as the YAML writes it, not its copy.
+      Files.writeString(
+          dir.resolve("static.zone"), zone("192.0.2.6") + "sub IN NS ns1.sub.example.test.\n");
+      LiveNode.Reply bad = node.post("/api/v1/config/reload", "{}");
+      assertTrue(bad.status() >= 400, bad.body());
+      assertTrue(bad.body().contains("static.zone (sub.example.test. NS)"), bad.body());
+      assertFalse(bad.body().contains("blobs"), bad.body());
+      assertEquals("192.0.2.5", www(node));
     }
   }
 

@@ -18,6 +18,8 @@ import io.sluice.core.control.AuditSink;
 import io.sluice.core.control.CommandResult;
 import io.sluice.core.control.ConfigCommands;
 import io.sluice.core.control.ConfigReloader;
+import io.sluice.core.state.ConfigPublisher;
+import io.sluice.core.state.Snapshot;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -149,6 +151,18 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
     SluiceConfig config = load(read, file.toString(), false);
     boolean append = !shared || reachable && current.isEmpty();
     return new Start(config, file.toString(), fromFile, append, digest);
+  }
+
+  /**
+   * The first snapshot of {@code start}, built by {@code publisher}; its problems name the files as
+   * the YAML writes them, as a reload's do.
+   */
+  Snapshot build(ConfigPublisher publisher, Start start) throws ConfigException {
+    try {
+      return publisher.initial(start.config(), start.name());
+    } catch (ConfigException e) {
+      throw named(e, start.version().files(), start.version().source().fromFile());
+    }
   }
 
   /**
@@ -389,7 +403,7 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
             }
           });
     } catch (ConfigException e) {
-      throw named(e, draft.files());
+      throw named(e, draft.files(), draft.source().fromFile());
     }
   }
 
@@ -554,7 +568,7 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
               ConfigLoader.read(read.yaml(), name, baseDir, adjust), name, known, false);
       return AdminBootstrapToken.applyTo(config, stateDir);
     } catch (ConfigException e) {
-      throw named(withoutFollowOns(e, known), read.files());
+      throw named(withoutFollowOns(e, known), read.files(), !uploaded);
     } catch (IOException e) {
       throw new ConfigException(
           name, "admin.tokens", "cannot create the local admin token: " + e.getMessage());
@@ -583,18 +597,35 @@ public final class NodeConfigs implements ConfigCommands, ConfigReloader {
     return out.isEmpty() ? e : new ConfigException(out);
   }
 
-  /** {@code e} with the copies' paths in its messages replaced by the files' own names. */
-  private ConfigException named(ConfigException e, Map<String, String> files) {
+  /**
+   * {@code e} with the copies' paths replaced by the files' own names, in its messages and in the
+   * paths of problems found in a file's records (which name the file read, the copy): the path the
+   * file has here when the version came from this node's file ({@code local}), so the problem reads
+   * as {@code sluice check} reports it, else the name the YAML gives it.
+   */
+  private ConfigException named(ConfigException e, Map<String, String> files, boolean local) {
+    Map<String, String> names = new HashMap<>();
+    for (Map.Entry<String, String> f : files.entrySet()) {
+      if (ConfigVersion.isSha256(f.getValue())) {
+        names.put(
+            store.blobs().path(f.getValue()).toString(),
+            local ? baseDir.resolve(f.getKey()).normalize().toString() : f.getKey());
+      }
+    }
     List<ConfigProblem> out = new ArrayList<>();
     for (ConfigProblem p : e.problems()) {
-      String m = p.message();
-      for (Map.Entry<String, String> f : files.entrySet()) {
-        if (ConfigVersion.isSha256(f.getValue())) {
-          m = m.replace(store.blobs().path(f.getValue()).toString(), f.getKey());
-        }
-      }
-      out.add(new ConfigProblem(p.file(), p.path(), m));
+      out.add(new ConfigProblem(p.file(), named(p.path(), names), named(p.message(), names)));
     }
     return new ConfigException(out);
+  }
+
+  private static String named(String text, Map<String, String> names) {
+    if (text == null) {
+      return null;
+    }
+    for (Map.Entry<String, String> n : names.entrySet()) {
+      text = text.replace(n.getKey(), n.getValue());
+    }
+    return text;
   }
 }

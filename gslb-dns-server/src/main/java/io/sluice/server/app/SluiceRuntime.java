@@ -249,7 +249,7 @@ public final class SluiceRuntime implements AutoCloseable {
     Snapshot first;
     try {
       chosen = versions.chooseStart();
-      first = publisher.initial(chosen.config(), chosen.name());
+      first = versions.build(publisher, chosen);
       versions.started(chosen);
     } catch (ConfigException | IOException | RuntimeException e) {
       closeQuietly("configuration history", configHistory);

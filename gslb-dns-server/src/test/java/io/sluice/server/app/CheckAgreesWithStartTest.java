@@ -134,15 +134,7 @@ class CheckAgreesWithStartTest {
     Files.writeString(dir.resolve("doh.crt"), "-----BEGIN CERTIFICATE-----\nnope\n");
     Files.writeString(dir.resolve("doh.key"), "-----BEGIN PRIVATE KEY-----\nnope\n");
     Path file = dir.resolve("sluice.yaml");
-    String zone =
-        """
-        admin: { port: 0 }
-        stateDir: state
-        zones:
-          - origin: example.test.
-            soa: { mname: ns1.example.test., rname: h.example.test. }
-            ns: [ns1.example.test.]
-        """;
+    String zone = NODE_AND_ZONE;
     Files.writeString(
         file,
         "dns: { listen: [127.0.0.1], port: 0, https: { port: 0, certFile: doh.crt, keyFile:"
@@ -163,6 +155,24 @@ class CheckAgreesWithStartTest {
     assertFalse(Files.exists(dir.resolve("state/https.crt")));
   }
 
+  /** Everything but the dns section: the admin API, a state directory and one zone. */
+  private static final String NODE_AND_ZONE =
+      """
+      admin: { port: 0 }
+      stateDir: state
+      zones:
+        - origin: example.test.
+          soa: { mname: ns1.example.test., rname: h.example.test. }
+          ns: [ns1.example.test.]
+      """;
+
+  /**
+   * A node on loopback with {@link #NODE_AND_ZONE}, the zone's entry ending in {@code zoneLines}.
+   */
+  private static String oneZone(String zoneLines) {
+    return "dns: { listen: [127.0.0.1], port: 0 }\n" + NODE_AND_ZONE + zoneLines;
+  }
+
   /** {@code sluice check} and the start both refuse {@code file}, saying {@code expected}. */
   private void bothRefuse(Path file, String expected) {
     for (String command : new String[] {"check", "run"}) {
@@ -174,23 +184,32 @@ class CheckAgreesWithStartTest {
   }
 
   @Test
+  void aProblemInAMasterFilesRecordsIsReportedByTheStartOnceAndAsCheckNamesIt() throws Exception {
+    Files.writeString(dir.resolve("example.zone"), "www IN A 192.0.2.1\nsub IN NS ns1.sub\n");
+    Path file = dir.resolve("sluice.yaml");
+    Files.writeString(file, oneZone("    file: example.zone\n"));
+    String problem =
+        file
+            + ": zones[0].file: "
+            + dir.resolve("example.zone")
+            + " (sub.example.test. NS): the delegation sub.example.test. needs glue";
+    bothRefuse(file, problem);
+    // The start reads the master file from its copy in the state directory: the problem still
+    // names the file, and only once.
+    Outcome run = main("run", "--config", file.toString());
+    assertEquals(
+        1, run.err().split(java.util.regex.Pattern.quote("needs glue"), -1).length - 1, run.err());
+    assertFalse(run.err().contains("blobs"), run.err());
+  }
+
+  @Test
   void aLocalTokenFileTheStartRefusesFailsCheckToo() throws Exception {
     Path state = Files.createDirectories(dir.resolve("state"));
     Path token = state.resolve("admin.token");
     Files.writeString(token, "a-token-other-users-can-read\n");
     Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-r--r--"));
     Path file = dir.resolve("sluice.yaml");
-    Files.writeString(
-        file,
-        """
-        dns: { listen: [127.0.0.1], port: 0 }
-        admin: { port: 0 }
-        stateDir: state
-        zones:
-          - origin: example.test.
-            soa: { mname: ns1.example.test., rname: h.example.test. }
-            ns: [ns1.example.test.]
-        """);
+    Files.writeString(file, oneZone(""));
     for (String command : new String[] {"check", "run"}) {
       Outcome o = main(command, "--config", file.toString());
       assertEquals(Main.INVALID_CONFIG, o.status(), command + ": " + o.err());
