@@ -83,11 +83,20 @@ final class PlainMasterFile {
       Arrays.stream(PLAIN_TYPES).mapToObj(Type::string).toArray(String[]::new);
 
   private static final class Reader {
+    /** Bytes of the file read by one call of {@link #lines}: about 400 lines of a large zone. */
+    private static final int SLICE_BYTES = 16 * 1024;
+
     private final byte[] b;
     private final UnaryOperator<Record> keep;
     private Name origin;
     private long defaultTtl;
-    private Record last;
+
+    /**
+     * The owner of the last record read; at first the empty name, which no owner read under an
+     * origin equals, rather than null: the first record line is read before the JIT profiles the
+     * loop, so a null test there would be a trap that throws away a reload's compiled reader.
+     */
+    private Name lastOwner = Name.empty;
 
     /** The line being read: [at, end) of {@link #b}, and the token last found there. */
     private int at;
@@ -106,26 +115,77 @@ final class PlainMasterFile {
     List<Record> read() throws IOException {
       // A record line of a large file is rarely under 20 bytes.
       List<Record> out = new ArrayList<>(Math.max(16, b.length / 24));
+      // The lines before the first record (a header comment, $TTL, $ORIGIN) are read apart from
+      // the record loop. A start reads them before the JIT profiles anything, so the compiled
+      // loop would have their branches as traps, and a reload, which finds that code compiled,
+      // would throw it back to the interpreter at its second line.
       int next = 0;
       while (next < b.length) {
-        int nl = next;
-        while (nl < b.length && b[nl] != '\n') {
-          nl++;
+        int nl = lineEnd(next);
+        if (!heading()) {
+          break;
         }
-        at = next;
-        end = nl > next && b[nl - 1] == '\r' ? nl - 1 : nl;
         next = nl + 1;
-        Record r = line();
-        if (r != null) {
-          out.add(keep.apply(r));
-          last = r;
-        }
+      }
+      // The rest in slices, each read by one call: the JIT compiles that method whole, with its
+      // exit seen, and a reload runs the start's compiled code. One loop over the whole file is
+      // compiled while it runs (on-stack replacement), and its first exit, at the file's end,
+      // throws that code away, so every reload compiled the reader again.
+      while (next < b.length) {
+        next = lines(next, next + Math.min(SLICE_BYTES, b.length - next), out);
       }
       return out;
     }
 
-    /** The record of the current line, or null for a blank line, a comment or a directive. */
-    private Record line() throws IOException {
+    /**
+     * Reads the lines that start in [{@code next}, {@code stop}); returns where the next starts.
+     */
+    private int lines(int next, int stop, List<Record> out) throws IOException {
+      while (next < stop) {
+        int nl = lineEnd(next);
+        next = nl + 1;
+        Record r = line();
+        if (r != null) {
+          out.add(keep.apply(r));
+          lastOwner = r.getName();
+        }
+      }
+      return next;
+    }
+
+    /** Makes the line starting at {@code start} current and returns where it ends (its newline). */
+    private int lineEnd(int start) {
+      int nl = start;
+      while (nl < b.length && b[nl] != '\n') {
+        nl++;
+      }
+      at = start;
+      end = nl > start && b[nl - 1] == '\r' ? nl - 1 : nl;
+      return nl;
+    }
+
+    /**
+     * Reads the current line when it has no record (blank, a comment or a directive, read as {@link
+     * #line} reads them) and says so; false, having read nothing, for a line with a record.
+     */
+    private boolean heading() throws IOException {
+      int i = at;
+      while (i < end && isSpace(b[i])) {
+        i++;
+      }
+      if (i < end && b[i] != ';' && (i > at || b[i] != '$')) {
+        return false;
+      }
+      requirePlain();
+      if (i < end && b[i] == '$') {
+        token();
+        directive(text());
+      }
+      return true;
+    }
+
+    /** Gives the file back to Master when the current line has what only its tokenizer reads. */
+    private void requirePlain() {
       for (int i = at; i < end; i++) {
         int c = b[i] & 0xff;
         // What only Master's tokenizer handles: multi-line records, escapes, other bytes.
@@ -138,17 +198,22 @@ final class PlainMasterFile {
           throw new NotPlain();
         }
       }
+    }
+
+    /** The record of the current line, or null for a blank line, a comment or a directive. */
+    private Record line() throws IOException {
+      requirePlain();
       Name name;
       if (at < end && isSpace(b[at])) {
         if (!token()) {
           return null;
         }
-        if (last == null) {
+        if (lastOwner == Name.empty) {
           throw new NotPlain();
         }
         // The token found is the first after the inherited owner: read it again below.
         at = tokenStart;
-        name = last.getName();
+        name = lastOwner;
       } else {
         if (!token()) {
           return null;
@@ -159,8 +224,8 @@ final class PlainMasterFile {
           return null;
         }
         name = Name.fromString(owner, origin);
-        if (last != null && name.equals(last.getName())) {
-          name = last.getName();
+        if (name.equals(lastOwner)) {
+          name = lastOwner;
         }
       }
       // Class, TTL and type in any of the orders Master accepts, decided as Master decides them.

@@ -3,6 +3,7 @@ package io.sluice.dns.zone;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -145,6 +146,39 @@ class PlainMasterFileTest {
           expected.stream().map(PlainMasterFileTest::spelled).toList(),
           got.stream().map(PlainMasterFileTest::spelled).toList(),
           t);
+    }
+  }
+
+  /**
+   * Files much longer than the reader's slice: owners inherited, $ORIGIN and $TTL changed and
+   * comments met on both sides of slice boundaries, after a heading of comments and directives.
+   */
+  @org.junit.jupiter.api.Test
+  void readsFilesOfManySlicesAsMasterDoes() throws Exception {
+    java.util.Random random = new java.util.Random(11);
+    for (int file = 0; file < 4; file++) {
+      StringBuilder text = new StringBuilder("; heading\n\n$TTL 600\n  ; indented comment\n");
+      if (file % 2 == 1) {
+        text.append("$ORIGIN sub.example.test.\n");
+      }
+      for (int line = 0; line < 6000; line++) {
+        int pick = random.nextInt(60);
+        if (pick == 0) {
+          text.append("$ORIGIN o").append(random.nextInt(9)).append(".example.test.\n");
+        } else if (pick == 1) {
+          text.append("$TTL ").append(random.nextInt(5000)).append('\n');
+        } else if (pick == 2) {
+          text.append("; comment ").append(line).append("\n\n");
+        } else if (pick < 12) {
+          text.append("\tAAAA 2001:db8::").append(Integer.toHexString(line)).append('\n');
+        } else {
+          text.append("h").append(line).append(pick % 3 == 0 ? " 60 IN" : "").append(" A 10.0.");
+          text.append(line / 256 % 256).append('.').append(line % 256).append('\n');
+        }
+      }
+      String t = text.toString();
+      assertTrue(t.length() > 5 * 16 * 1024, "the file spans several slices");
+      assertReadsAsMaster(t);
     }
   }
 
