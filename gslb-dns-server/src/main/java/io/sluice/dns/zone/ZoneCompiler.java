@@ -55,6 +55,9 @@ public final class ZoneCompiler {
   /** How far on in the old file's records a record found by owner is looked for at most. */
   private static final int RESYNC_WINDOW = 1 << 16;
 
+  /** Owners placed in the node table by one call (see {@code Builder.nodes}). */
+  private static final int SLICE_OWNERS = 512;
+
   private ZoneCompiler() {}
 
   /** Compiles every zone, or throws with every problem found. */
@@ -694,7 +697,36 @@ public final class ZoneCompiler {
       // Most names have the same few types: one array per combination, shared.
       Map<List<Integer>, int[]> typeLists = new HashMap<>();
       Map<Integer, int[]> singleTypes = new HashMap<>();
-      for (int at = 0; at < owners.size(); at++) {
+      // In slices, one call each, for the reason PlainMasterFile's reader reads in slices: code
+      // compiled whole with its exit seen is kept for the next reload.
+      for (int from = 0; from < owners.size(); from += SLICE_OWNERS) {
+        placeOwners(
+            nodes,
+            owners,
+            from,
+            from + Math.min(SLICE_OWNERS, owners.size() - from),
+            typeLists,
+            singleTypes);
+      }
+      services.forEach(
+          (name, service) -> place(nodes, ZoneNode.empty(name, service), NodeTable.hash(name)));
+      // The apex, when nothing above made it; it has no ancestor in the zone.
+      nodes.putIfAbsent(ZoneNode.empty(origin, null));
+      return nodes.build();
+    }
+
+    /**
+     * Places the owners {@code from} to {@code to} (exclusive) of {@code owners}: see {@link
+     * #nodes}.
+     */
+    private void placeOwners(
+        NodeTable.Builder nodes,
+        OwnerTable owners,
+        int from,
+        int to,
+        Map<List<Integer>, int[]> typeLists,
+        Map<Integer, int[]> singleTypes) {
+      for (int at = from; at < to; at++) {
         Name name = owners.name(at);
         Object value = owners.value(at);
         String service = services.isEmpty() ? null : services.get(name);
@@ -721,11 +753,6 @@ public final class ZoneCompiler {
         }
         place(nodes, new ZoneNode(name, types, sets, service), owners.hash(at));
       }
-      services.forEach(
-          (name, service) -> place(nodes, ZoneNode.empty(name, service), NodeTable.hash(name)));
-      // The apex, when nothing above made it; it has no ancestor in the zone.
-      nodes.putIfAbsent(ZoneNode.empty(origin, null));
-      return nodes.build();
     }
 
     /**
