@@ -560,11 +560,13 @@ public final class ZoneCompiler {
       return source == FROM_FILE ? fileWhere + ": " + fileSource(file, name, type) : source;
     }
 
-    /** Checks CNAME exclusivity, delegations, glue and services; returns the delegation points. */
-    private CutSet checkStructure() {
-      List<Name> cutNames = new ArrayList<>();
-      List<Name> dnameOwners = new ArrayList<>();
-      for (int at = 0; at < data.size(); at++) {
+    /**
+     * The structure checks of each owner {@code from} to {@code to} (exclusive) of {@link #data}:
+     * collects delegation points and DNAME owners, reports a CNAME beside other data. In slices of
+     * owners, as {@link #nodes} places them.
+     */
+    private void checkOwners(int from, int to, List<Name> cutNames, List<Name> dnameOwners) {
+      for (int at = from; at < to; at++) {
         Name name = data.name(at);
         Object types = data.value(at);
         if (has(types, Type.NS) && !name.equals(origin)) {
@@ -598,6 +600,15 @@ public final class ZoneCompiler {
             problems.add(source(name, Type.DNAME), "a wildcard cannot own a DNAME: " + name);
           }
         }
+      }
+    }
+
+    /** Checks CNAME exclusivity, delegations, glue and services; returns the delegation points. */
+    private CutSet checkStructure() {
+      List<Name> cutNames = new ArrayList<>();
+      List<Name> dnameOwners = new ArrayList<>();
+      for (int from = 0; from < data.size(); from += SLICE_OWNERS) {
+        checkOwners(from, from + Math.min(SLICE_OWNERS, data.size() - from), cutNames, dnameOwners);
       }
       // Owner names are unique in the table, so each list holds a name once.
       CutSet cuts = CutSet.of(cutNames);
