@@ -727,6 +727,13 @@ public final class ZoneCompiler {
     }
 
     /**
+     * Names of ancestors recently found or put in the node table, by their hash: most owners have a
+     * parent that an owner just before them had, and finding it here costs neither the table's hash
+     * of a new name nor a look-up in a table of a million nodes spread over the heap.
+     */
+    private final Name[] presentParents = new Name[256];
+
+    /**
      * Places the owners {@code from} to {@code to} (exclusive) of {@code owners}: see {@link
      * #nodes}.
      */
@@ -784,7 +791,13 @@ public final class ZoneCompiler {
       for (int strip = 1; strip < n.labels() - origin.labels(); strip++) {
         // An ancestor already present had its own ancestors added when it was placed.
         Name parent = new Name(n, strip);
-        if (nodes.putIfAbsent(ZoneNode.empty(parent, null)) != null) {
+        int slot = parent.hashCode() & (presentParents.length - 1);
+        if (parent.equals(presentParents[slot])) {
+          break;
+        }
+        boolean present = nodes.putIfAbsent(ZoneNode.empty(parent, null)) != null;
+        presentParents[slot] = parent;
+        if (present) {
           break;
         }
       }

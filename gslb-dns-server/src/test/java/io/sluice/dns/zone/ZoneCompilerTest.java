@@ -201,6 +201,40 @@ class ZoneCompilerTest {
         delegated);
   }
 
+  /**
+   * The zone's names are exactly its owners and every name between each owner and the apex, for
+   * owners of many depths sharing parents in every order (the compiler remembers parents it has
+   * just placed).
+   */
+  @Test
+  void theZoneHasEveryOwnerAndEveryEmptyNonTerminalAboveIt() throws Exception {
+    java.util.Random random = new java.util.Random(5);
+    StringBuilder file = new StringBuilder(FILE_HEAD);
+    Name origin = Name.fromString("example.test.");
+    java.util.Set<Name> expected = new java.util.HashSet<>();
+    for (String owner : List.of("example.test.", "ns1.example.test.", "www.example.test.")) {
+      expected.add(Name.fromString(owner));
+    }
+    for (int i = 0; i < 3000; i++) {
+      int depth = 1 + random.nextInt(4);
+      StringBuilder owner = new StringBuilder();
+      for (int d = 0; d < depth; d++) {
+        // Few distinct labels, so that names share parents, near each other in the file or not.
+        owner.append(d == 0 ? "h" + random.nextInt(400) : ".p" + random.nextInt(6));
+      }
+      Name name = Name.fromString(owner.toString(), origin);
+      file.append(name).append(" IN A 192.0.2.").append(random.nextInt(250)).append('\n');
+      for (Name n = name; !n.equals(origin); n = new Name(n, 1)) {
+        expected.add(n);
+      }
+    }
+    Zone z = ZoneCompiler.compile(fileZone(file.toString()), "f.yaml").zones().get(0);
+    assertEquals(expected, z.names());
+    for (Name n : expected) {
+      assertEquals(n, z.node(n).name(), "the node of " + n + " is its own");
+    }
+  }
+
   @Test
   void loadsAMasterFileAndMergesConfigNs() throws Exception {
     SluiceConfig config = fileZone(FILE_HEAD);
