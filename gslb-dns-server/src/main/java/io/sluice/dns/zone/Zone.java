@@ -318,7 +318,7 @@ public final class Zone {
       return false;
     }
     Name name = n.name();
-    if (n.get(Type.NS) != null && name.labels() > originLabels) {
+    if (n.has(Type.NS) && name.labels() > originLabels) {
       return true;
     }
     return cuts.highestAbove(name, originLabels, false) != null;

@@ -55,7 +55,12 @@ public final class ZoneCompiler {
   /** How far on in the old file's records a record found by owner is looked for at most. */
   private static final int RESYNC_WINDOW = 1 << 16;
 
-  /** Owners placed in the node table by one call (see {@code Builder.nodes}). */
+  /**
+   * Owners handled by one call of a loop over every owner of a zone (placing nodes, structure
+   * checks). One loop over a million owners is compiled while it runs and that code is thrown away
+   * at its exit, so every reload compiled it again; a method called per slice is compiled whole,
+   * with its exit seen, and kept (as PlainMasterFile's reader reads in slices).
+   */
   private static final int SLICE_OWNERS = 512;
 
   private ZoneCompiler() {}
@@ -128,6 +133,13 @@ public final class ZoneCompiler {
     private Path file;
 
     private String fileWhere;
+
+    /**
+     * Names of ancestors recently found or put in the node table, by their hash: most owners have a
+     * parent that an owner just before them had, and finding it here costs neither the table's hash
+     * of a new name nor a look-up in a table of a million nodes spread over the heap.
+     */
+    private final Name[] presentParents = new Name[256];
 
     Builder(
         SluiceConfig config, ZoneConfig zc, String path, Problems problems, ZoneIndex previous) {
@@ -562,8 +574,8 @@ public final class ZoneCompiler {
 
     /**
      * The structure checks of each owner {@code from} to {@code to} (exclusive) of {@link #data}:
-     * collects delegation points and DNAME owners, reports a CNAME beside other data. In slices of
-     * owners, as {@link #nodes} places them.
+     * collects delegation points and DNAME owners, reports a CNAME beside other data. Called per
+     * {@link ZoneCompiler#SLICE_OWNERS} owners.
      */
     private void checkOwners(int from, int to, List<Name> cutNames, List<Name> dnameOwners) {
       for (int at = from; at < to; at++) {
@@ -708,8 +720,7 @@ public final class ZoneCompiler {
       // Most names have the same few types: one array per combination, shared.
       Map<List<Integer>, int[]> typeLists = new HashMap<>();
       Map<Integer, int[]> singleTypes = new HashMap<>();
-      // In slices, one call each, for the reason PlainMasterFile's reader reads in slices: code
-      // compiled whole with its exit seen is kept for the next reload.
+      // In slices (see SLICE_OWNERS).
       for (int from = 0; from < owners.size(); from += SLICE_OWNERS) {
         placeOwners(
             nodes,
@@ -727,15 +738,8 @@ public final class ZoneCompiler {
     }
 
     /**
-     * Names of ancestors recently found or put in the node table, by their hash: most owners have a
-     * parent that an owner just before them had, and finding it here costs neither the table's hash
-     * of a new name nor a look-up in a table of a million nodes spread over the heap.
-     */
-    private final Name[] presentParents = new Name[256];
-
-    /**
      * Places the owners {@code from} to {@code to} (exclusive) of {@code owners}: see {@link
-     * #nodes}.
+     * #nodes}. Called per {@link ZoneCompiler#SLICE_OWNERS} owners.
      */
     private void placeOwners(
         NodeTable.Builder nodes,
