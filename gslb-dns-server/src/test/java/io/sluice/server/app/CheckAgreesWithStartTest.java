@@ -134,22 +134,22 @@ class CheckAgreesWithStartTest {
     Files.writeString(dir.resolve("doh.crt"), "-----BEGIN CERTIFICATE-----\nnope\n");
     Files.writeString(dir.resolve("doh.key"), "-----BEGIN PRIVATE KEY-----\nnope\n");
     Path file = dir.resolve("sluice.yaml");
-    String zone = NODE_AND_ZONE;
     Files.writeString(
         file,
         "dns: { listen: [127.0.0.1], port: 0, https: { port: 0, certFile: doh.crt, keyFile:"
             + " missing.key } }\n"
-            + zone);
+            + NODE_AND_ZONE);
     bothRefuse(file, file + ": dns.https.keyFile: cannot read " + dir.resolve("missing.key"));
     Files.writeString(
         file,
         "dns: { listen: [127.0.0.1], port: 0, https: { port: 0, certFile: doh.crt, keyFile:"
             + " doh.key } }\n"
-            + zone);
+            + NODE_AND_ZONE);
     bothRefuse(file, file + ": dns.https: cannot use certFile " + dir.resolve("doh.crt"));
     assertFalse(Files.exists(dir.resolve("state")), "start opened nothing");
     // Without certFile/keyFile check passes and generates nothing; the start generates it.
-    Files.writeString(file, "dns: { listen: [127.0.0.1], port: 0, https: { port: 0 } }\n" + zone);
+    Files.writeString(
+        file, "dns: { listen: [127.0.0.1], port: 0, https: { port: 0 } }\n" + NODE_AND_ZONE);
     Outcome ok = main("check", "--config", file.toString());
     assertEquals(0, ok.status(), ok.err());
     assertFalse(Files.exists(dir.resolve("state/https.crt")));
