@@ -3,8 +3,9 @@
 # the package step: the build wrote the archive and its size next to the jar, `./sluice run` maps
 # the server's classes from it and answers, and neither a truncated archive nor one with damaged
 # contents keeps the server from starting; where the kernel offers transparent huge pages, the
-# server's heap is in them. The node serves the shipped example on a loopback port
-# the checks pick, with a state directory of its own. Exits non-zero, naming every failed check.
+# server's heap is in them; G1 starts marking the old generation at the launcher's threshold, or
+# at one SLUICE_JAVA_OPTS gives. The node serves the shipped example on a loopback port the checks
+# pick, with a state directory of its own. Exits non-zero, naming every failed check.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 jar="$root/gslb-dns-server/target/sluice.jar"
@@ -32,7 +33,7 @@ check() {
 # true when it answered. The JVM's class loading is logged to $work/classes.log.
 serve() {
   rm -rf "$work/state" "$work/classes.log"
-  SLUICE_JAVA_OPTS="-Xlog:class+load=info:file=$work/classes.log" \
+  SLUICE_JAVA_OPTS="-Xlog:class+load=info:file=$work/classes.log ${extra_opts:-}" \
     "$root/sluice" run --port "$port" --admin-port "$admin" --listen 127.0.0.1 \
     --state-dir "$work/state" >"$work/log" 2>&1 &
   pid=$!
@@ -42,6 +43,8 @@ serve() {
       grep -q '^[0-9]'; then
       answered=0
       tr '\0' ' ' <"/proc/$pid/cmdline" >"$work/cmdline"
+      # The flags the JVM runs with, as it reports them (the last of a repeated flag wins).
+      timeout 20 jcmd "$pid" VM.flags >"$work/flags" 2>&1 || true
       awk '/^AnonHugePages:/ { print $2 }' "/proc/$pid/smaps_rollup" >"$work/huge"
       break
     fi
@@ -69,6 +72,13 @@ else
   what="the kernel offers no transparent huge pages: the server does not ask for them"
   check eval '! grep -q -- "-XX:+UseTransparentHugePages" "$work/cmdline"'
 fi
+
+what="G1 starts marking the old generation at 75 % of the heap"
+check eval 'tr " " "\n" <"$work/flags" | grep -qx -- "-XX:InitiatingHeapOccupancyPercent=75"'
+what="a threshold in SLUICE_JAVA_OPTS wins over the launcher's"
+extra_opts="-XX:InitiatingHeapOccupancyPercent=45"
+check eval 'serve && tr " " "\n" <"$work/flags" | grep -qx -- "-XX:InitiatingHeapOccupancyPercent=45"'
+extra_opts=
 
 cp -p "$archive" "$work/kept.jsa"
 chmod u+w "$archive"
