@@ -31,22 +31,44 @@ final class MasterFile {
   private final Name origin;
   private final long ttl;
   private final Record[] records;
+  private final long[] lineKeys;
   private final SOARecord soa;
 
   private MasterFile(
-      Path path, byte[] digest, Name origin, long ttl, Record[] records, SOARecord soa) {
+      Path path,
+      byte[] digest,
+      Name origin,
+      long ttl,
+      Record[] records,
+      long[] lineKeys,
+      SOARecord soa) {
     this.path = path;
     this.digest = digest;
     this.origin = origin;
     this.ttl = ttl;
     this.records = records;
+    this.lineKeys = lineKeys;
     this.soa = soa;
   }
 
-  /** What was read from {@code path} (whose content digest is {@code digest}). */
+  /**
+   * What was read from {@code path} (whose content digest is {@code digest}): every record in file
+   * order, the SOA too, with the key of each one's line when {@link PlainMasterFile} read them
+   * (else null).
+   */
   static MasterFile of(
-      Path path, byte[] digest, Name origin, long ttl, Record[] records, SOARecord soa) {
-    return new MasterFile(path, digest, origin, ttl, records, soa);
+      Path path,
+      byte[] digest,
+      Name origin,
+      long ttl,
+      Record[] records,
+      long[] lineKeys,
+      SOARecord soa) {
+    if (lineKeys != null && lineKeys.length != records.length) {
+      throw new IllegalArgumentException(
+          lineKeys.length + " line keys for " + records.length + " records");
+    }
+    return new MasterFile(path, digest, origin, ttl, records, lineKeys, soa);
   }
 
   /** Whether these records are what reading {@code path} with this digest, origin, TTL gives. */
@@ -57,9 +79,14 @@ final class MasterFile {
         && this.ttl == ttl;
   }
 
-  /** The records other than the SOA, in file order. */
+  /** Every record read, in file order, the SOA too. */
   Record[] records() {
     return records;
+  }
+
+  /** The key of each record's line, as {@link PlainMasterFile} gives them; null when unknown. */
+  long[] lineKeys() {
+    return lineKeys;
   }
 
   /** The file's SOA, or null. */

@@ -1,6 +1,9 @@
 package io.sluice.dns.zone;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,6 +37,13 @@ import org.xbill.DNS.Type;
  * parentheses, backslashes, {@code $INCLUDE} or {@code $GENERATE}, bytes outside printable ASCII,
  * or any error — makes it return null, and the caller reads the file with {@code Master}, which
  * also reports the errors with their lines.
+ *
+ * <p>Each record comes with its line's key: a 64-bit hash of the line's bytes and of what reading
+ * it depends on besides (the origin as spelled and the default TTL in effect). A reload gives the
+ * reader the records and keys of the file's previous content ({@link OldRecords}); a line whose key
+ * is that of the old line where the walk over them stands gives the old record itself, without
+ * being parsed, when its owner would be read as the old one was (see {@link OldRecords}). Two
+ * different lines share a key by chance once in 2^64 comparisons.
  */
 final class PlainMasterFile {
   private PlainMasterFile() {}
@@ -44,20 +54,27 @@ final class PlainMasterFile {
    * file needs {@code Master}.
    */
   static List<Record> read(byte[] text, Name origin, long ttl) {
-    return read(text, origin, ttl, UnaryOperator.identity());
+    Lines lines = read(text, origin, ttl, OldRecords.none(), UnaryOperator.identity());
+    return lines == null ? null : lines.records();
   }
 
+  /** The records of a file in file order, and the key of each one's line. */
+  record Lines(List<Record> records, long[] keys) {}
+
   /**
-   * As {@link #read(byte[], Name, long)}, each record replaced by what {@code keep} gives for it as
-   * soon as it is read: on a reload, the served zone's own record when it is the same, so that the
-   * parsed copies die young instead of all living until the whole file is read.
+   * As {@link #read(byte[], Name, long)}, with each record's line key. A line whose key {@code old}
+   * has where its walk stands gives that old record; each record parsed is replaced by what {@code
+   * keep} gives for it as soon as it is read: on a reload, the served zone's own record when it is
+   * the same, so that the parsed copies die young instead of all living until the whole file is
+   * read.
    */
-  static List<Record> read(byte[] text, Name origin, long ttl, UnaryOperator<Record> keep) {
+  static Lines read(
+      byte[] text, Name origin, long ttl, OldRecords old, UnaryOperator<Record> keep) {
     if (ttl < 0 || !origin.isAbsolute()) {
       return null;
     }
     try {
-      return new Reader(text, origin, ttl, keep).read();
+      return new Reader(text, origin, ttl, old, keep).read();
     } catch (IOException | RuntimeException e) {
       // A syntax or data error: Master reads the file again and reports it with its line.
       return null;
@@ -86,10 +103,25 @@ final class PlainMasterFile {
     /** Bytes of the file read by one call of {@link #lines}: about 400 lines of a large zone. */
     private static final int SLICE_BYTES = 16 * 1024;
 
+    private static final VarHandle LONGS =
+        MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
     private final byte[] b;
+    private final OldRecords old;
     private final UnaryOperator<Record> keep;
     private Name origin;
     private long defaultTtl;
+
+    /** What reading a line depends on besides its bytes: the origin as spelled, the default TTL. */
+    private long context;
+
+    /** The line keys of the records read so far. */
+    private long[] keys;
+
+    /** The key of the current line, and whether its record is the old one, once {@link #line}. */
+    private long key;
+
+    private boolean unchanged;
 
     /**
      * The owner of the last record read; at first the empty name, which no owner read under an
@@ -105,16 +137,19 @@ final class PlainMasterFile {
     private int tokenStart;
     private int tokenEnd;
 
-    Reader(byte[] b, Name origin, long ttl, UnaryOperator<Record> keep) {
+    Reader(byte[] b, Name origin, long ttl, OldRecords old, UnaryOperator<Record> keep) {
+      this.old = old;
       this.keep = keep;
       this.b = b;
       this.origin = origin;
       this.defaultTtl = ttl;
+      this.context = context();
     }
 
-    List<Record> read() throws IOException {
+    Lines read() throws IOException {
       // A record line of a large file is rarely under 20 bytes.
       List<Record> out = new ArrayList<>(Math.max(16, b.length / 24));
+      keys = new long[Math.max(16, b.length / 24)];
       // The lines before the first record (a header comment, $TTL, $ORIGIN) are read apart from
       // the record loop. A start reads them before the JIT profiles anything, so the compiled
       // loop would have their branches as traps, and a reload, which finds that code compiled,
@@ -134,7 +169,7 @@ final class PlainMasterFile {
       while (next < b.length) {
         next = lines(next, next + Math.min(SLICE_BYTES, b.length - next), out);
       }
-      return out;
+      return new Lines(out, Arrays.copyOf(keys, out.size()));
     }
 
     /**
@@ -146,11 +181,54 @@ final class PlainMasterFile {
         next = nl + 1;
         Record r = line();
         if (r != null) {
-          out.add(keep.apply(r));
+          if (!unchanged) {
+            r = keep.apply(r);
+          }
+          if (out.size() == keys.length) {
+            keys = Arrays.copyOf(keys, keys.length * 2);
+          }
+          keys[out.size()] = key;
+          out.add(r);
+          // The kept record's owner is spelled as the parsed one: the old object, which lets the
+          // next line, when it inherits it, be found unchanged.
           lastOwner = r.getName();
         }
       }
       return next;
+    }
+
+    /** The key of the current line, from {@code start} (its first byte) to its end. */
+    private long key(int start) {
+      long h = context ^ ((end - start) * 0xC2B2AE3D27D4EB4FL);
+      int i = start;
+      for (; i + 8 <= end; i += 8) {
+        h = mix(h, (long) LONGS.get(b, i));
+      }
+      long w = 0;
+      for (int k = 0; i + k < end; k++) {
+        w |= (long) (b[i + k] & 0xff) << (k << 3);
+      }
+      h = mix(h, w);
+      h ^= h >>> 33;
+      h *= 0xFF51AFD7ED558CCDL;
+      h ^= h >>> 33;
+      h *= 0xC4CEB9FE1A85EC53L;
+      return h ^ (h >>> 33);
+    }
+
+    /** One word into the line key: a bijection of the key for each word, so no word is lost. */
+    private static long mix(long h, long word) {
+      long x = (h ^ word) * 0x9E3779B97F4A7C15L;
+      return x ^ (x >>> 29);
+    }
+
+    /** The {@link #context} of the origin and default TTL now in effect. */
+    private long context() {
+      long h = 0x27D4EB2F165667C5L ^ defaultTtl;
+      for (byte c : origin.toWire()) {
+        h = mix(h, c & 0xff);
+      }
+      return h;
     }
 
     /** Makes the line starting at {@code start} current and returns where it ends (its newline). */
@@ -203,6 +281,8 @@ final class PlainMasterFile {
     /** The record of the current line, or null for a blank line, a comment or a directive. */
     private Record line() throws IOException {
       requirePlain();
+      int start = at;
+      unchanged = false;
       Name name;
       if (at < end && isSpace(b[at])) {
         if (!token()) {
@@ -211,6 +291,12 @@ final class PlainMasterFile {
         if (lastOwner == Name.empty) {
           throw new NotPlain();
         }
+        key = key(start);
+        Record same = old.unchanged(key, lastOwner, true);
+        if (same != null) {
+          unchanged = true;
+          return same;
+        }
         // The token found is the first after the inherited owner: read it again below.
         at = tokenStart;
         name = lastOwner;
@@ -218,12 +304,17 @@ final class PlainMasterFile {
         if (!token()) {
           return null;
         }
-        String owner = text();
-        if (owner.charAt(0) == '$') {
-          directive(owner);
+        if (b[tokenStart] == '$') {
+          directive(text());
           return null;
         }
-        name = Name.fromString(owner, origin);
+        key = key(start);
+        Record same = old.unchanged(key, lastOwner, false);
+        if (same != null) {
+          unchanged = true;
+          return same;
+        }
+        name = Name.fromString(text(), origin);
         if (name.equals(lastOwner)) {
           name = lastOwner;
         }
@@ -484,6 +575,7 @@ final class PlainMasterFile {
       if (token()) {
         throw new NotPlain();
       }
+      context = context();
     }
 
     /**

@@ -24,8 +24,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.xbill.DNS.AAAARecord;
-import org.xbill.DNS.ARecord;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Master;
 import org.xbill.DNS.NSRecord;
@@ -33,7 +31,6 @@ import org.xbill.DNS.Name;
 import org.xbill.DNS.RRset;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.SOARecord;
-import org.xbill.DNS.Section;
 import org.xbill.DNS.TextParseException;
 import org.xbill.DNS.Type;
 
@@ -51,9 +48,6 @@ public final class ZoneCompiler {
 
   /** Syntax errors reported per master file before the rest of it is left unread. */
   private static final int MAX_FILE_PROBLEMS = 100;
-
-  /** How far on in the old file's records a record found by owner is looked for at most. */
-  private static final int RESYNC_WINDOW = 1 << 16;
 
   /**
    * Owners handled by one call of a loop over every owner of a zone (placing nodes, structure
@@ -116,18 +110,10 @@ public final class ZoneCompiler {
     private MasterFile masterFile;
 
     /**
-     * The records the served zone read from the previous content of its master file, in file order,
-     * and where the walk over them stands (see {@link #sameRecord}); null when there are none.
+     * The records the served zone read from the previous content of its master file, and the walk
+     * over them (see {@link #sameRecord}).
      */
-    private Record[] oldRecords;
-
-    private int oldAt;
-
-    /**
-     * Old records {@link #sameRecord} may still step over in all to find a record further on (at
-     * most {@link #RESYNC_WINDOW} at a time).
-     */
-    private long resyncBudget;
+    private OldRecords oldRecords = OldRecords.none();
 
     /** The master file and its config path, for the source of records read from it. */
     private Path file;
@@ -209,28 +195,38 @@ public final class ZoneCompiler {
       if (before != null && before.readFrom(file, digest, origin, zc.ttl())) {
         // The same content: the records the served zone holds, shared, and no parse.
         for (Record r : before.records()) {
-          add(r, FROM_FILE);
+          if (r.getType() != Type.SOA) {
+            add(r, FROM_FILE);
+          }
         }
         fileSoa = before.soa();
         masterFile = before;
         return;
       }
-      startWalk(before == null ? null : before.records());
+      oldRecords = OldRecords.of(before);
       int failedAt;
       int problemsBefore = problems.list().size();
       List<Record> read = new ArrayList<>();
       // The fast reader reads the whole file before the records are added: it takes the served
-      // zone's records as it goes, so that a million parsed copies do not live until the end.
-      List<Record> plain =
+      // zone's records as it goes (an unchanged line is not even parsed), so that a million parsed
+      // copies do not live until the end.
+      PlainMasterFile.Lines plain =
           PlainMasterFile.read(
-              text, origin, zc.ttl(), served == null ? r -> r : r -> sameRecord(served, r));
+              text,
+              origin,
+              zc.ttl(),
+              oldRecords,
+              served == null ? r -> r : r -> sameRecord(served, r));
+      long[] lineKeys = null;
       if (plain != null) {
-        Iterator<Record> it = plain.iterator();
+        Iterator<Record> it = plain.records().iterator();
         failedAt =
             readRecords(() -> it.hasNext() ? it.next() : null, file, where, 0, 0, read, null);
+        // Every record read is in read when there was no problem, so the keys are its keys.
+        lineKeys = plain.keys();
       } else {
         // The general parser reads the file again: so does the walk over the old records.
-        startWalk(oldRecords);
+        oldRecords = OldRecords.of(before);
         try (Master master = new Master(new ByteArrayInputStream(text), origin, zc.ttl())) {
           // Strict: an $INCLUDE is an error at its line, never silently skipped.
           master.disableIncludes(true);
@@ -239,7 +235,8 @@ public final class ZoneCompiler {
       }
       if (failedAt == 0 && problems.list().size() == problemsBefore) {
         masterFile =
-            MasterFile.of(file, digest, origin, zc.ttl(), read.toArray(new Record[0]), fileSoa);
+            MasterFile.of(
+                file, digest, origin, zc.ttl(), read.toArray(new Record[0]), lineKeys, fileSoa);
       }
       if (failedAt > 0) {
         readOnAfterErrors(file, where, failedAt);
@@ -279,6 +276,7 @@ public final class ZoneCompiler {
                   where, fileSource(file, r.getName(), r.getType()) + ": SOA must be at the apex");
             } else {
               fileSoa = (SOARecord) r;
+              read.add(r);
             }
           } else {
             // The source text of a file record is only made when a problem names it.
@@ -363,14 +361,9 @@ public final class ZoneCompiler {
      * it further on in the old file (a block of lines removed), the walk moves there.
      */
     private Record sameRecord(Zone served, Record r) {
-      if (oldRecords != null) {
-        int end = Math.min(oldRecords.length, oldAt + 2);
-        for (int k = oldAt; k < end; k++) {
-          if (exactlySame(oldRecords[k], r)) {
-            oldAt = k + 1;
-            return oldRecords[k];
-          }
-        }
+      Record same = oldRecords.same(r);
+      if (same != null) {
+        return same;
       }
       ZoneNode node = served.node(r.getName());
       List<Record> set = node == null ? null : node.get(r.getType());
@@ -378,60 +371,12 @@ public final class ZoneCompiler {
         return r;
       }
       for (Record old : set) {
-        if (exactlySame(old, r)) {
-          resync(old);
+        if (OldRecords.exactlySame(old, r)) {
+          oldRecords.resync(old);
           return old;
         }
       }
       return r;
-    }
-
-    /** Starts {@link #sameRecord}'s walk over the old file's records {@code old} (or none). */
-    private void startWalk(Record[] old) {
-      oldRecords = old;
-      oldAt = 0;
-      resyncBudget = old == null ? 0 : 16L * old.length;
-    }
-
-    /**
-     * Moves the walk over the old file's records past {@code old} when it is further on: the lines
-     * between were removed. Bounded in all by a few passes over the old records, so that a file
-     * whose lines were reordered costs no more than a look-up by owner per record.
-     */
-    private void resync(Record old) {
-      if (oldRecords == null) {
-        return;
-      }
-      int end = (int) Math.min(oldRecords.length, (long) oldAt + RESYNC_WINDOW);
-      for (int k = oldAt; k < end && resyncBudget > 0; k++, resyncBudget--) {
-        if (oldRecords[k] == old) {
-          oldAt = k + 1;
-          return;
-        }
-      }
-    }
-
-    /**
-     * Whether the two records are the same: type, class, TTL, owner spelled the same and data
-     * (names in it spelled the same too). Most names are in lower case, which {@link
-     * Name#canonicalize} finds without copying; dnsjava's own wire form of a name makes a new name
-     * per label.
-     */
-    private static boolean exactlySame(Record a, Record b) {
-      if (a.getType() != b.getType()
-          || a.getTTL() != b.getTTL()
-          || a.getDClass() != b.getDClass()
-          || !a.getName().equals(b.getName())) {
-        return false;
-      }
-      if (a instanceof ARecord || a instanceof AAAARecord) {
-        // No names in the data: its canonical form is the form given.
-        return (a.getName().canonicalize() == a.getName()
-                    && b.getName().canonicalize() == b.getName()
-                || Arrays.equals(a.getName().toWire(), b.getName().toWire()))
-            && Arrays.equals(a.rdataToWireCanonical(), b.rdataToWireCanonical());
-      }
-      return Arrays.equals(a.toWire(Section.ANSWER), b.toWire(Section.ANSWER));
     }
 
     /** A line that names its owner (or is a directive), so reading can start again there. */

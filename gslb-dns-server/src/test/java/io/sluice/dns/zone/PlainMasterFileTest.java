@@ -216,4 +216,146 @@ class PlainMasterFileTest {
   void givesBackWhatItDoesNotHandle(String text) {
     assertNull(plain(text));
   }
+
+  /** Reads {@code text} again after {@code before} was read, as a reload does. */
+  private static PlainMasterFile.Lines reread(PlainMasterFile.Lines before, String text) {
+    MasterFile old =
+        MasterFile.of(
+            java.nio.file.Path.of("zone"),
+            new byte[32],
+            ORIGIN,
+            300,
+            before.records().toArray(new Record[0]),
+            before.keys(),
+            null);
+    return PlainMasterFile.read(
+        text.getBytes(StandardCharsets.UTF_8),
+        ORIGIN,
+        300,
+        OldRecords.of(old),
+        java.util.function.UnaryOperator.identity());
+  }
+
+  private static PlainMasterFile.Lines lines(String text) {
+    return PlainMasterFile.read(
+        text.getBytes(StandardCharsets.UTF_8),
+        ORIGIN,
+        300,
+        OldRecords.none(),
+        java.util.function.UnaryOperator.identity());
+  }
+
+  /**
+   * Read again with the previous content's records, a file gives exactly what a first read gives
+   * (owners spelled and shared as Master's are), the old record itself for an unchanged line. The
+   * traps: a line whose owner is inherited or shared from the line above, when that line changed;
+   * an $ORIGIN or $TTL changed above unchanged lines.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "a A 192.0.2.1\n  A 192.0.2.2\n|b A 192.0.2.1\n  A 192.0.2.2\n",
+        "www A 192.0.2.1\nWWW A 192.0.2.2\n|foo A 192.0.2.1\nWWW A 192.0.2.2\n",
+        "foo A 192.0.2.1\nWWW A 192.0.2.2\n|www A 192.0.2.1\nWWW A 192.0.2.2\n",
+        "Www A 192.0.2.1\nWWW A 192.0.2.2\n|www A 192.0.2.1\nWWW A 192.0.2.2\n",
+        "$ORIGIN x.example.test.\nfoo A 192.0.2.1\n|$ORIGIN y.example.test.\nfoo A 192.0.2.1\n",
+        "$ORIGIN x.example.test.\nfoo A 192.0.2.1\n|$ORIGIN X.example.test.\nfoo A 192.0.2.1\n",
+        "$TTL 300\nfoo A 192.0.2.1\n|$TTL 600\nfoo A 192.0.2.1\n",
+        "a A 192.0.2.1\nb A 192.0.2.2\n  A 192.0.2.3\n|a A 192.0.2.1\n  A 192.0.2.3\n",
+        "a A 192.0.2.1\nb A 192.0.2.2\nc A 192.0.2.3\n|a A 192.0.2.1\nc A 192.0.2.3\n",
+      })
+  void readsAChangedFileAsAFirstReadDoes(String pair) throws Exception {
+    String[] texts = pair.split("\\|");
+    PlainMasterFile.Lines before = lines(texts[0]);
+    PlainMasterFile.Lines again = reread(before, texts[1]);
+    assertNotNull(again);
+    assertReadsAsMaster(texts[1]);
+    assertEquals(
+        master(texts[1]).stream().map(PlainMasterFileTest::spelled).toList(),
+        again.records().stream().map(PlainMasterFileTest::spelled).toList());
+    assertEquals(again.records().size(), again.keys().length);
+  }
+
+  /** An unchanged file read again gives every old record itself, without parsing a line. */
+  @org.junit.jupiter.api.Test
+  void anUnchangedLineGivesTheOldRecordItself() {
+    String text =
+        "$TTL 60\na A 192.0.2.1\n  AAAA 2001:db8::1\nb MX 5 mail\nB TXT x\n; c\nc A 10.0.0.1\n";
+    PlainMasterFile.Lines before = lines(text);
+    PlainMasterFile.Lines again = reread(before, text);
+    assertEquals(before.records().size(), again.records().size());
+    for (int i = 0; i < before.records().size(); i++) {
+      assertTrue(before.records().get(i) == again.records().get(i), "record " + i);
+    }
+    // One line changed: the others are still the old records, but for the changed one and the
+    // next, whose owner B is the one above (shared with it, as Master does): both are read again.
+    PlainMasterFile.Lines edited = reread(before, text.replace("b MX 5 mail", "b MX 6 mail"));
+    for (int i = 0; i < before.records().size(); i++) {
+      assertEquals(
+          i != 2 && i != 3, before.records().get(i) == edited.records().get(i), "record " + i);
+    }
+    assertEquals(
+        before.records().stream().map(PlainMasterFileTest::spelled).toList().subList(3, 5),
+        edited.records().stream().map(PlainMasterFileTest::spelled).toList().subList(3, 5));
+  }
+
+  /**
+   * Random files edited at random (lines changed, removed, inserted, their owners' case changed,
+   * directives changed) and read again with the previous content's records give exactly what Master
+   * reads from the edited file.
+   */
+  @org.junit.jupiter.api.Test
+  void readsRandomlyEditedFilesAsMasterDoes() throws Exception {
+    String[] owners = {"a", "A", "b", "B", "c.sub", "C.sub", "@", "x.example.test."};
+    String[] data = {"A 192.0.2.1", "A 192.0.2.2", "AAAA 2001:db8::5", "MX 5 mail", "TXT t"};
+    java.util.Random random = new java.util.Random(13);
+    int reused = 0;
+    for (int file = 0; file < 300; file++) {
+      List<String> lines = new ArrayList<>();
+      // The first line names its owner; edits leave it.
+      lines.add(owners[random.nextInt(owners.length)] + " " + data[random.nextInt(data.length)]);
+      for (int line = 1; line < 30; line++) {
+        lines.add(randomLine(random, owners, data, true));
+      }
+      PlainMasterFile.Lines previous = lines(String.join("\n", lines) + "\n");
+      assertNotNull(previous);
+      for (int round = 0; round < 3; round++) {
+        for (int edit = 0; edit < 1 + random.nextInt(4); edit++) {
+          int at = 1 + random.nextInt(lines.size() - 1);
+          switch (random.nextInt(3)) {
+            case 0 -> lines.set(at, randomLine(random, owners, data, true));
+            case 1 -> lines.remove(at);
+            default -> lines.add(at, randomLine(random, owners, data, true));
+          }
+        }
+        String text = String.join("\n", lines) + "\n";
+        PlainMasterFile.Lines again = reread(previous, text);
+        assertNotNull(again, text);
+        assertEquals(
+            master(text).stream().map(PlainMasterFileTest::spelled).toList(),
+            again.records().stream().map(PlainMasterFileTest::spelled).toList(),
+            text);
+        for (Record r : again.records()) {
+          if (previous.records().stream().anyMatch(o -> o == r)) {
+            reused++;
+          }
+        }
+        previous = again;
+      }
+    }
+    assertTrue(reused > 10_000, "unchanged lines give the old records: " + reused);
+  }
+
+  private static String randomLine(
+      java.util.Random random, String[] owners, String[] data, boolean mayInherit) {
+    int pick = random.nextInt(12);
+    if (pick == 0) {
+      return "$TTL " + (60 + random.nextInt(3));
+    } else if (pick == 1) {
+      return random.nextBoolean() ? "$ORIGIN example.test." : "$ORIGIN Sub.example.test.";
+    } else if (pick < 5 && mayInherit) {
+      return "  " + data[random.nextInt(data.length)];
+    }
+    return owners[random.nextInt(owners.length)] + " " + data[random.nextInt(data.length)];
+  }
 }
