@@ -18,6 +18,9 @@ public final class ChainContext {
   private final List<String> notes;
   private long redLine;
   private long staleLoads;
+  // Whether a step read a latency: a derived state that never did stays valid when only latencies
+  // change (ServiceState#sameInputs).
+  private boolean rttRead;
 
   /**
    * A context for clients of {@code region}. {@code rttMillis[p]} is NaN when pool {@code p} has no
@@ -53,7 +56,13 @@ public final class ChainContext {
 
   /** Measured probe RTT of pool {@code p} in milliseconds; NaN when missing or stale. */
   public double rttMillis(int p) {
+    rttRead = true;
     return rttMillis[p];
+  }
+
+  /** Whether {@link #rttMillis} was called on this context. */
+  boolean rttRead() {
+    return rttRead;
   }
 
   /** Reported load of pool {@code p} in capacity units; NaN when unknown. */

@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,11 +42,12 @@ import org.slf4j.LoggerFactory;
  * compiled once per configuration ({@link CompiledConfig}: names to indexes, chains to steps, the
  * GeoIP database into prefix tries) by {@link #compiler()} before the configuration is published,
  * and travels in the snapshot with it; every health or traffic change derives each service's
- * outcomes per (family, cohort, region) ({@link ServiceState}) on the writer's thread through a
- * snapshot listener; a query that sees such a change before its listener has run derives it itself.
- * Per query the planner reads the snapshot once, looks the client up in the trie, picks a variant
- * by the client's stable hash and returns a cached {@link Decision}: the same instance for the same
- * answer within a snapshot version.
+ * outcomes per (family, cohort, region) ({@link ServiceState}) on the writer's thread before the
+ * snapshot is published (a preparer), re-deriving only the services whose inputs changed; a query
+ * that sees a snapshot published without it derives it itself. Per query the planner reads the
+ * snapshot once, looks the client up in the trie, picks a variant by the client's stable hash and
+ * returns a cached {@link Decision}: the same instance for the same answer within a snapshot
+ * version.
  */
 public final class PolicyPlanner
     implements AnswerPlanner, DecisionExplainer, ShareEstimator, ShadowReporter, AutoCloseable {
@@ -59,6 +61,10 @@ public final class PolicyPlanner
   // null so that no replaced chain stays reachable.
   private volatile CompiledConfig fallback;
   private volatile Live live;
+  // The state derived for a snapshot about to be published (see prepare); live once it is.
+  private volatile Live prepared;
+  // Service states derived anew (not kept) after health and traffic changes (tests count them).
+  private final LongAdder freshStates = new LongAdder();
   private final DecisionSampler sampler = new DecisionSampler(this::decideQuietly);
   // The services a detached planner (the warm-up's) derives after a health or traffic change: it
   // asks at most a few dozen, and deriving all of a large configuration's would cost most of its
@@ -85,6 +91,7 @@ public final class PolicyPlanner
       throws ConfigException {
     this(store, metrics, file, null);
     startSampling(live.compiled());
+    store.addPreparer(this::prepare);
     store.addListener(this::refresh);
   }
 
@@ -191,6 +198,14 @@ public final class PolicyPlanner
     return PlanCompiler.compile(config, file).warnings();
   }
 
+  /**
+   * How many service states this planner derived anew after health and traffic changes (a state
+   * whose inputs did not change is kept); tests count the work of a change.
+   */
+  public long derivedStates() {
+    return freshStates.sum();
+  }
+
   /** How many times a policy chain was compiled in this process (tests count reload work). */
   public static long compilations() {
     return PlanCompiler.compilations();
@@ -216,7 +231,12 @@ public final class PolicyPlanner
         return;
       }
     }
-    CompiledConfig c = current(s).compiled();
+    Live l = current(s);
+    if (prepared == l) {
+      // Adopted: nothing but the live state keeps it (nor, after a reload, the chain before).
+      prepared = null;
+    }
+    CompiledConfig c = l.compiled();
     if (c != sampledFor) {
       startSampling(c);
     }
@@ -235,9 +255,34 @@ public final class PolicyPlanner
     if (c == null || c.config() != s.config() || l.isFor(c, s)) {
       return l;
     }
-    l = g != null && g.derived().isFor(c, s) ? g.derived() : Live.derive(s, c, derived);
-    live = l;
+    Live p = prepared;
+    if (p != null && p.isFor(c, s)) {
+      l = p;
+    } else if (g != null && g.derived().isFor(c, s)) {
+      l = g.derived();
+    } else {
+      // A detached planner (the warm-up's) derives afresh: its republished health is there to
+      // profile the first fills of new states.
+      Live keep = derived != null ? null : l.compiled == c ? l : g != null ? g.derived() : null;
+      l = Live.derive(s, c, derived, keep);
+      freshStates.add(l.fresh());
+    }
+    if (s.version() > store.current().version()) {
+      // Asked about a snapshot not published yet (a preparer's question): queries still read the
+      // one before, whose state stays the live one.
+      prepared = l;
+    } else {
+      live = l;
+    }
     return l;
+  }
+
+  /**
+   * Derives the state of {@code next} on the writer's thread before it is published (a {@link
+   * SnapshotStore#addPreparer preparer}), from the live state, so that no query derives it.
+   */
+  private void prepare(Snapshot next) {
+    current(next);
   }
 
   @Override
@@ -566,7 +611,8 @@ public final class PolicyPlanner
       CompiledConfig compiled,
       HealthView health,
       TrafficState traffic,
-      Map<String, ServiceState> services) {
+      Map<String, ServiceState> services,
+      int fresh) {
 
     static Live derive(Snapshot s, CompiledConfig c) {
       return derive(s, c, null);
@@ -574,20 +620,43 @@ public final class PolicyPlanner
 
     /** The state of the services named in {@code only} (all of them when null). */
     static Live derive(Snapshot s, CompiledConfig c, Set<String> only) {
+      return derive(s, c, only, null);
+    }
+
+    /**
+     * Like {@link #derive(Snapshot, CompiledConfig, Set)}, keeping each service state of {@code
+     * previous} (when derived for the same chain) whose inputs did not change, with the decisions
+     * it has cached: a health change of one pool re-derives the services that use it.
+     */
+    static Live derive(Snapshot s, CompiledConfig c, Set<String> only, Live previous) {
+      Map<String, ServiceState> before =
+          previous != null && previous.compiled == c ? previous.services : Map.of();
       Map<String, ServiceState> services = new HashMap<>();
+      int fresh = 0;
       if (only == null) {
         for (CompiledService svc : c.services().values()) {
-          services.put(svc.fqdn(), new ServiceState(svc, c, s));
+          ServiceState was = before.get(svc.fqdn());
+          ServiceState st = state(svc, c, s, was);
+          services.put(svc.fqdn(), st);
+          fresh += st == was ? 0 : 1;
         }
       } else {
         for (String name : only) {
           CompiledService svc = c.services().get(name);
           if (svc != null) {
-            services.put(name, new ServiceState(svc, c, s));
+            ServiceState was = before.get(name);
+            ServiceState st = state(svc, c, s, was);
+            services.put(name, st);
+            fresh += st == was ? 0 : 1;
           }
         }
       }
-      return new Live(c, s.health(), s.traffic(), services);
+      return new Live(c, s.health(), s.traffic(), services, fresh);
+    }
+
+    private static ServiceState state(
+        CompiledService svc, CompiledConfig c, Snapshot s, ServiceState before) {
+      return before != null && before.sameInputs(c, s) ? before : new ServiceState(svc, c, s);
     }
 
     boolean isFor(CompiledConfig c, Snapshot s) {

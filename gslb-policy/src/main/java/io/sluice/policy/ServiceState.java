@@ -37,6 +37,12 @@ final class ServiceState {
   private final double[] load;
   private final int[] weights;
   private long staleLoads;
+  // What this state read of its endpoints' health, in pool then endpoint order, and which of them
+  // were drained: with the plan, the loads and (when a step read one) the latencies, everything
+  // sameInputs compares.
+  private final EndpointHealth[] seen;
+  private final boolean[] drainedSeen;
+  private boolean rttRead;
   final int[] thresholds;
   final Outcome[][][] outcomes;
 
@@ -49,6 +55,13 @@ final class ServiceState {
     rtt = new double[n];
     load = new double[n];
     weights = new int[n];
+    int endpoints = 0;
+    for (int p = 0; p < n; p++) {
+      endpoints += svc.endpointKeys()[p].length;
+    }
+    seen = new EndpointHealth[endpoints];
+    drainedSeen = new boolean[endpoints];
+    int k = 0;
     for (int p = 0; p < n; p++) {
       String name = t.names().get(p);
       weights[p] = plan.weights().getOrDefault(name, t.weights()[p]);
@@ -61,6 +74,8 @@ final class ServiceState {
       for (int e = 0; e < svc.endpointKeys()[p].length; e++) {
         String key = svc.endpointKeys()[p][e];
         EndpointHealth h = s.health().get(key);
+        seen[k] = h;
+        drainedSeen[k++] = HealthyFilter.drained(s, name, key);
         if (HealthyFilter.usable(s, name, key)
             && !h.stale()
             && !Double.isNaN(h.rttP50Millis())
@@ -136,11 +151,13 @@ final class ServiceState {
           ChainContext ctx =
               new ChainContext(svc.pools(), cc.regions(), r, rttByRegion[r], load, false);
           results[r] = ChainEvaluator.evaluate(svc, this, f, bucket, ctx);
+          rttRead |= ctx.rttRead();
           classes.merge(results[r].key(), 1L << r, (a, b) -> a | b);
           final int fam = f;
           final ChainContext cx = ctx;
           final ChainResult res = results[r];
           shared.computeIfAbsent(res.key(), k -> answers(fam, res, cx));
+          rttRead |= cx.rttRead();
         }
         for (int r = 0; r < regions; r++) {
           ChainResult.Key key = results[r].key();
@@ -151,6 +168,64 @@ final class ServiceState {
       }
     }
     return out;
+  }
+
+  /**
+   * Whether this state, derived for {@code cc} and an earlier snapshot, is exactly what {@code s}
+   * would derive: the same plan, pool loads, drains and usable verdicts, and the same latencies
+   * (and their staleness) when a step read any. The evaluation is a function of those alone, so a
+   * state whose steps never read a latency does not depend on one. A health sweep that only
+   * refreshes the latency figures and result counts then re-derives nothing for most services.
+   */
+  boolean sameInputs(CompiledConfig cc, Snapshot s) {
+    if (!plan.equals(s.traffic().plan(svc.fqdn()))) {
+      return false;
+    }
+    PoolTable t = svc.pools();
+    List<String> regions = cc.regions().names();
+    int k = 0;
+    for (int p = 0; p < t.size(); p++) {
+      String name = t.names().get(p);
+      if (Double.doubleToLongBits(load[p]) != Double.doubleToLongBits(s.health().poolLoad(name))) {
+        return false;
+      }
+      PoolLoad reported = s.health().poolLoads().get(name);
+      if ((reported != null && reported.stale()) != ((staleLoads & (1L << p)) != 0)) {
+        return false;
+      }
+      for (String key : svc.endpointKeys()[p]) {
+        EndpointHealth h = s.health().get(key);
+        EndpointHealth was = seen[k];
+        if (HealthyFilter.drained(s, name, key) != drainedSeen[k++]) {
+          return false;
+        }
+        if (h == was) {
+          continue;
+        }
+        if (h.verdict().usable() != was.verdict().usable()) {
+          return false;
+        }
+        // Staleness only hides a latency.
+        if (rttRead && !sameLatencies(h, was, regions)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static boolean sameLatencies(EndpointHealth a, EndpointHealth b, List<String> regions) {
+    if (a.stale() != b.stale()
+        || Double.doubleToLongBits(a.rttP50Millis()) != Double.doubleToLongBits(b.rttP50Millis())) {
+      return false;
+    }
+    for (String region : regions) {
+      if (Double.doubleToLongBits(a.rttFrom(region))
+          != Double.doubleToLongBits(b.rttFrom(region))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Builds the answers of a chain result (also used by explain, with a tracing context). */
