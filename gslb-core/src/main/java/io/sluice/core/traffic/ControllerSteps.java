@@ -4,6 +4,7 @@ import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.config.GateConfig;
 import io.sluice.core.config.PoolConfig;
 import io.sluice.core.config.ServiceConfig;
+import io.sluice.core.config.ServicePoolConfig;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.TrafficConfig;
 import io.sluice.core.control.SwitchRecord;
@@ -41,6 +42,8 @@ final class ControllerSteps {
   private final GslbMetrics metrics;
   private final Ticker ticker;
   private final Leadership leadership;
+  // The pools' usable endpoint counts of the health view detect last read (see PoolHealth.Counts).
+  private volatile PoolHealth.Counts counts;
 
   ControllerSteps(
       SnapshotStore store,
@@ -555,7 +558,12 @@ final class ControllerSteps {
     }
     boolean frozen = cs.automationFrozen(name);
     Mode mode = Mode.of(tc.mode());
-    List<String> pools = new ArrayList<>(PlanProjection.poolNames(cfg));
+    List<String> pools = new ArrayList<>(cfg.pools().size());
+    for (ServicePoolConfig sp : cfg.pools()) {
+      if (!pools.contains(sp.pool())) {
+        pools.add(sp.pool());
+      }
+    }
     Set<String> movedAway = new HashSet<>();
     for (Shift s : sc.shifts()) {
       if (s.percent() > 0) {
@@ -564,8 +572,10 @@ final class ControllerSteps {
     }
     List<String> down = new ArrayList<>();
     Map<String, Object> evidence = new LinkedHashMap<>();
+    PoolHealth.Counts counts = PoolHealth.Counts.of(this.counts, config, health);
+    this.counts = counts;
     for (String p : pools) {
-      if (PoolHealth.down(config, tc, health, p, evidence)) {
+      if (PoolHealth.down(config, tc, counts, p, evidence)) {
         down.add(p);
       }
     }

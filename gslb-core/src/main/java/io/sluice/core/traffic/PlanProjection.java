@@ -8,6 +8,7 @@ import io.sluice.core.state.ServicePlan;
 import io.sluice.core.state.Shift;
 import io.sluice.core.state.TrafficState;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -25,14 +26,26 @@ final class PlanProjection {
 
   /** Every service of the configuration by its absolute name. */
   static Map<String, ServiceConfig> services(SluiceConfig config) {
+    ByName last = byName;
+    if (last != null && last.config == config) {
+      return last.services;
+    }
     Map<String, ServiceConfig> out = new LinkedHashMap<>();
     for (ZoneConfig z : config.zones()) {
       for (ServiceConfig s : z.services()) {
         out.put(s.fqdn(z.origin()), s);
       }
     }
-    return out;
+    Map<String, ServiceConfig> services = Collections.unmodifiableMap(out);
+    byName = new ByName(config, services);
+    return services;
   }
+
+  // The services of the configuration asked last: the controller asks every second, and spelling
+  // each name of ten thousand services again each time was most of an idle tick.
+  private record ByName(SluiceConfig config, Map<String, ServiceConfig> services) {}
+
+  private static volatile ByName byName;
 
   /** The names of a service's pools, in configured order. */
   static Set<String> poolNames(ServiceConfig cfg) {
