@@ -23,6 +23,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -34,6 +35,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.UnaryOperator;
+import org.yaml.snakeyaml.LoaderOptions;
 
 /**
  * Reads YAML into a {@link SluiceConfig} and validates it fully. Every error names the file, the
@@ -41,17 +43,36 @@ import java.util.function.UnaryOperator;
  * default.
  */
 public final class ConfigLoader {
-  private static final ObjectMapper YAML = configure(new ObjectMapper(new YAMLFactory()));
+  /**
+   * The largest configuration file read, in characters. The YAML parser's own default (3 Mi)
+   * refused a configuration of about 40,000 services; a node reads its whole file into memory
+   * anyway, and the parser's limits on aliases and nesting, which guard against hostile documents,
+   * stay.
+   */
+  static final int MAX_CONFIG_CHARS = 64 << 20;
+
+  private static final ObjectMapper YAML = configure(new ObjectMapper(yamlFactory()));
 
   /** Reads the tree with repeated keys allowed; they are found and reported separately. */
   private static final ObjectMapper LENIENT_YAML =
-      configure(new ObjectMapper(new YAMLFactory()))
+      configure(new ObjectMapper(yamlFactory()))
           .configure(JsonParser.Feature.STRICT_DUPLICATE_DETECTION, false);
 
   /** Shape and type problems reported before binding gives up (each one re-binds the tree). */
   private static final int MAX_SHAPE_PROBLEMS = 100;
 
   private ConfigLoader() {}
+
+  private static YAMLFactory yamlFactory() {
+    LoaderOptions options = new LoaderOptions();
+    options.setCodePointLimit(MAX_CONFIG_CHARS);
+    // Made by the builder, the factory reads an empty value ("traffic:") as "" unless this is on;
+    // the configuration means null (the defaults) there, as new YAMLFactory() read it.
+    return YAMLFactory.builder()
+        .loaderOptions(options)
+        .enable(YAMLParser.Feature.EMPTY_STRING_AS_NULL)
+        .build();
+  }
 
   /** A JSON mapper with the same strictness and duration format as the config reader. */
   public static ObjectMapper jsonMapper() {

@@ -32,6 +32,25 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aConfigurationOfSeventyThousandServicesIsRead() throws Exception {
+    // About 3.6 M characters: more than the YAML parser's default limit of 3 Mi code points.
+    StringBuilder yaml =
+        new StringBuilder(
+            """
+            pools:
+              p1: { endpoints: [ { address: 192.0.2.1 } ] }
+            """);
+    yaml.append(ZONE).append("    services:\n");
+    for (int i = 0; i < 70_000; i++) {
+      yaml.append("      - { name: service-").append(i).append(", pools: [p1], ttl: 30 }\n");
+    }
+    assertTrue(yaml.length() > 3 << 20, "longer than the parser's default limit");
+    SluiceConfig c = parse(yaml.toString());
+    assertEquals(70_000, c.zones().get(0).services().size());
+    assertEquals("service-69999", c.zones().get(0).services().get(69_999).name());
+  }
+
+  @Test
   void bindReadsWhatAFileNamesWithoutCheckingItsValues() {
     String yaml =
         """
