@@ -27,8 +27,10 @@ rm -rf "$run/state"
 
 backend= server=
 cleanup() {
-  [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
-  [ -n "$backend" ] && kill "$backend" 2>/dev/null
+  # Each step may fail (already gone, or Sluice's exit status after the signal) without skipping
+  # the next one under set -e.
+  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  if [ -n "$backend" ]; then kill "$backend" 2>/dev/null || true; fi
   return 0
 }
 trap cleanup EXIT
