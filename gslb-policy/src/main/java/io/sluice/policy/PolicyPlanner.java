@@ -633,22 +633,13 @@ public final class PolicyPlanner
           previous != null && previous.compiled == c ? previous.services : Map.of();
       Map<String, ServiceState> services = new HashMap<>();
       int fresh = 0;
-      if (only == null) {
-        for (CompiledService svc : c.services().values()) {
-          ServiceState was = before.get(svc.fqdn());
+      for (String name : only == null ? c.services().keySet() : only) {
+        CompiledService svc = c.services().get(name);
+        if (svc != null) {
+          ServiceState was = before.get(name);
           ServiceState st = state(svc, c, s, was);
-          services.put(svc.fqdn(), st);
+          services.put(name, st);
           fresh += st == was ? 0 : 1;
-        }
-      } else {
-        for (String name : only) {
-          CompiledService svc = c.services().get(name);
-          if (svc != null) {
-            ServiceState was = before.get(name);
-            ServiceState st = state(svc, c, s, was);
-            services.put(name, st);
-            fresh += st == was ? 0 : 1;
-          }
         }
       }
       return new Live(c, s.health(), s.traffic(), services, fresh);
