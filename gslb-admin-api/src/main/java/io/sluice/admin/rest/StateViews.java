@@ -104,7 +104,7 @@ final class StateViews {
     m.put("chain", svc.chain());
     // The candidate chain evaluated beside it (null: none); its report is at /shadow/{service}.
     m.put("shadow", svc.shadow());
-    m.put("mode", svc.traffic().mode());
+    m.put("mode", svc.traffic().mode().toString());
     List<Map<String, Object>> pools = new ArrayList<>();
     for (ServicePoolConfig sp : svc.pools()) {
       Map<String, Object> p = new LinkedHashMap<>();

@@ -72,6 +72,8 @@ class ReadRoutesTest {
     assertEquals(3, svc.get("pools").get(1).get("weight").asInt());
     assertEquals(1, svc.get("pools").get(1).get("configuredWeight").asInt());
     assertEquals(75.0, svc.get("status").get("shares").get("us-east-1").asDouble(), 1e-9);
+    assertEquals("auto", svc.get("mode").asText(), "the configuration's spelling");
+    assertEquals("auto", svc.get("status").get("mode").asText());
     var missing = f.get("/api/v1/services/nope.example.com", VIEWER);
     assertEquals(404, missing.statusCode());
     assertEquals("service", f.json(missing).get("field").asText());
@@ -98,6 +100,7 @@ class ReadRoutesTest {
     JsonNode st = get("/api/v1/status");
     assertEquals(false, st.get("frozen").asBoolean());
     assertEquals("app.example.com.", st.get("services").get(0).get("service").asText());
+    assertEquals("auto", st.get("services").get(0).get("mode").asText());
     assertEquals(2, st.get("pools").size());
     JsonNode p = get("/api/v1/pending").get("pending");
     assertEquals(1, p.size());

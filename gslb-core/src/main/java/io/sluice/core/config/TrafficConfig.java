@@ -1,8 +1,10 @@
 package io.sluice.core.config;
 
+import static com.fasterxml.jackson.annotation.JsonFormat.Feature.ACCEPT_CASE_INSENSITIVE_PROPERTIES;
+
+import com.fasterxml.jackson.annotation.JsonFormat;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * How traffic shifts for one service: mode, ramp steps and observation window, cooldown, the TTL
@@ -12,7 +14,8 @@ import java.util.Locale;
  * share of usable endpoints a degraded pool is failed over.
  */
 public record TrafficConfig(
-    String mode,
+    // The three spellings are read in any case, as the first release read them.
+    @JsonFormat(with = ACCEPT_CASE_INSENSITIVE_PROPERTIES) ShiftMode mode,
     List<Integer> steps,
     Duration window,
     Duration cooldown,
@@ -20,13 +23,13 @@ public record TrafficConfig(
     Boolean autoFailback,
     GateConfig gates,
     Duration confirmTimeout,
-    String onConfirmTimeout,
+    @JsonFormat(with = ACCEPT_CASE_INSENSITIVE_PROPERTIES) ConfirmTimeout onConfirmTimeout,
     Duration ttlMargin,
-    String confirm,
+    @JsonFormat(with = ACCEPT_CASE_INSENSITIVE_PROPERTIES) ConfirmScope confirm,
     Integer failoverBelow) {
 
   public TrafficConfig {
-    mode = mode == null ? "auto" : mode.toLowerCase(Locale.ROOT);
+    mode = mode == null ? ShiftMode.AUTO : mode;
     steps = steps == null ? List.of(1, 5, 20, 50, 100) : List.copyOf(steps);
     window = window == null ? Duration.ofMinutes(5) : window;
     cooldown = cooldown == null ? Duration.ofSeconds(60) : cooldown;
@@ -34,16 +37,15 @@ public record TrafficConfig(
     autoFailback = autoFailback == null ? Boolean.FALSE : autoFailback;
     gates = gates == null ? GateConfig.defaults() : gates;
     confirmTimeout = confirmTimeout == null ? Duration.ofMinutes(10) : confirmTimeout;
-    onConfirmTimeout =
-        onConfirmTimeout == null ? "reject" : onConfirmTimeout.toLowerCase(Locale.ROOT);
+    onConfirmTimeout = onConfirmTimeout == null ? ConfirmTimeout.REJECT : onConfirmTimeout;
     ttlMargin = ttlMargin == null ? Duration.ofSeconds(5) : ttlMargin;
-    confirm = confirm == null ? "step" : confirm.toLowerCase(Locale.ROOT);
+    confirm = confirm == null ? ConfirmScope.STEP : confirm;
     failoverBelow = failoverBelow == null ? 0 : failoverBelow;
   }
 
   /** Every setting but {@code failoverBelow}, which takes its default. */
   public TrafficConfig(
-      String mode,
+      ShiftMode mode,
       List<Integer> steps,
       Duration window,
       Duration cooldown,
@@ -51,9 +53,9 @@ public record TrafficConfig(
       Boolean autoFailback,
       GateConfig gates,
       Duration confirmTimeout,
-      String onConfirmTimeout,
+      ConfirmTimeout onConfirmTimeout,
       Duration ttlMargin,
-      String confirm) {
+      ConfirmScope confirm) {
     this(
         mode,
         steps,
@@ -79,7 +81,7 @@ public record TrafficConfig(
 
   /** The settings of the first release, with defaults for everything added since. */
   public TrafficConfig(
-      String mode,
+      ShiftMode mode,
       List<Integer> steps,
       Duration window,
       Duration cooldown,
@@ -93,11 +95,6 @@ public record TrafficConfig(
   }
 
   void validate(String path, Problems p) {
-    if (!List.of("auto", "auto-with-confirm", "manual").contains(mode)) {
-      p.add(
-          Problems.child(path, "mode"),
-          "must be one of auto, auto-with-confirm, manual; was '" + mode + "'");
-    }
     if (steps.isEmpty()) {
       p.add(Problems.child(path, "steps"), "at least one step is required");
     }
@@ -124,14 +121,6 @@ public record TrafficConfig(
     gates.validate(Problems.child(path, "gates"), p);
     if (confirmTimeout.isNegative() || confirmTimeout.isZero()) {
       p.add(Problems.child(path, "confirmTimeout"), "must be above 0");
-    }
-    if (!List.of("reject", "proceed").contains(onConfirmTimeout)) {
-      p.add(
-          Problems.child(path, "onConfirmTimeout"),
-          "must be one of reject, proceed; was '" + onConfirmTimeout + "'");
-    }
-    if (!List.of("step", "move").contains(confirm)) {
-      p.add(Problems.child(path, "confirm"), "must be one of step, move; was '" + confirm + "'");
     }
     if (ttlMargin.isNegative()) {
       p.add(Problems.child(path, "ttlMargin"), "must not be negative");

@@ -1,5 +1,6 @@
 package io.sluice.core.control;
 
+import io.sluice.core.config.ShiftMode;
 import java.util.Map;
 
 /**
@@ -9,7 +10,7 @@ import java.util.Map;
  */
 public record ServiceStatus(
     String service,
-    String mode,
+    ShiftMode mode,
     boolean frozen,
     boolean globallyFrozen,
     Map<String, Double> shares,

@@ -1,10 +1,13 @@
 package io.sluice.core.traffic;
 
+import io.sluice.core.config.ConfirmScope;
+import io.sluice.core.config.ConfirmTimeout;
 import io.sluice.core.config.EndpointConfig;
 import io.sluice.core.config.GateConfig;
 import io.sluice.core.config.PoolConfig;
 import io.sluice.core.config.ServiceConfig;
 import io.sluice.core.config.ServicePoolConfig;
+import io.sluice.core.config.ShiftMode;
 import io.sluice.core.config.SluiceConfig;
 import io.sluice.core.config.TrafficConfig;
 import io.sluice.core.control.SwitchRecord;
@@ -413,7 +416,7 @@ final class ControllerSteps {
     if (p.heldByFreeze() && cs.automationFrozen(name)) {
       return null; // its timeout starts again at unfreeze
     }
-    if ("proceed".equals(cfg.traffic().onConfirmTimeout())) {
+    if (cfg.traffic().onConfirmTimeout() == ConfirmTimeout.PROCEED) {
       if (cs.automationFrozen(name)) {
         return null;
       }
@@ -557,7 +560,7 @@ final class ControllerSteps {
       return null;
     }
     boolean frozen = cs.automationFrozen(name);
-    Mode mode = Mode.of(tc.mode());
+    ShiftMode mode = tc.mode();
     List<String> pools = new ArrayList<>(cfg.pools().size());
     for (ServicePoolConfig sp : cfg.pools()) {
       if (!pools.contains(sp.pool())) {
@@ -588,7 +591,7 @@ final class ControllerSteps {
       to.removeAll(movedAway);
       to.removeIf(cs.drained()::contains);
       String notice = "failover:" + newlyDown + "->" + to;
-      if (to.isEmpty() || mode == Mode.MANUAL) {
+      if (to.isEmpty() || mode == ShiftMode.MANUAL) {
         if (notice.equals(sc.notice())) {
           return null;
         }
@@ -614,7 +617,7 @@ final class ControllerSteps {
                   tc.steps(),
                   SwitchDetails.concat(newlyDown, to),
                   Map.of("verdicts", evidence)));
-      boolean confirm = mode == Mode.AUTO_WITH_CONFIRM;
+      boolean confirm = mode == ShiftMode.AUTO_WITH_CONFIRM;
       Ramp r =
           Ramp.shift(
               "ramp-" + id,
@@ -625,7 +628,7 @@ final class ControllerSteps {
               tc.steps(),
               now,
               tc.window().toMillis(),
-              confirm && "step".equals(tc.confirm()),
+              confirm && tc.confirm() == ConfirmScope.STEP,
               rec);
       ControlState base = cs.withCounter(id);
       ServiceControl s2 = sc.withNotice(notice);
@@ -656,7 +659,7 @@ final class ControllerSteps {
         continue;
       }
       String notice = "failback:" + s.id();
-      if (mode == Mode.MANUAL) {
+      if (mode == ShiftMode.MANUAL) {
         if (notice.equals(sc.notice())) {
           return null;
         }
@@ -681,7 +684,7 @@ final class ControllerSteps {
                   tc.steps(),
                   SwitchDetails.concat(s.from(), s.to()),
                   Map.of("verdicts", upEvidence)));
-      boolean withConfirm = mode == Mode.AUTO_WITH_CONFIRM;
+      boolean withConfirm = mode == ShiftMode.AUTO_WITH_CONFIRM;
       Ramp r =
           Ramp.shift(
               "ramp-" + id,
@@ -692,7 +695,7 @@ final class ControllerSteps {
               tc.steps(),
               now,
               tc.window().toMillis(),
-              withConfirm && "step".equals(tc.confirm()),
+              withConfirm && tc.confirm() == ConfirmScope.STEP,
               rec);
       ControlState base = cs.withCounter(id);
       ServiceControl s2 = sc.withNotice(notice);
@@ -750,20 +753,5 @@ final class ControllerSteps {
         name,
         p.summary(),
         d);
-  }
-
-  /** The service's traffic mode as the controller acts on it. */
-  enum Mode {
-    AUTO,
-    AUTO_WITH_CONFIRM,
-    MANUAL;
-
-    static Mode of(String configured) {
-      return switch (configured) {
-        case "manual" -> MANUAL;
-        case "auto-with-confirm" -> AUTO_WITH_CONFIRM;
-        default -> AUTO;
-      };
-    }
   }
 }

@@ -39,7 +39,7 @@ final class SwitchDetails {
       }
     }
     d.put("affectedRegions", List.copyOf(regions));
-    d.put("mode", tc.mode());
+    d.put("mode", tc.mode().toString());
     if (steps != null) {
       d.put("steps", List.copyOf(steps));
     }

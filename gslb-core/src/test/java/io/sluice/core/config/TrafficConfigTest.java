@@ -36,7 +36,7 @@ class TrafficConfigTest {
   @Test
   void defaults() throws Exception {
     TrafficConfig t = parse("{}").services().get(0).traffic();
-    assertEquals("auto", t.mode());
+    assertEquals(ShiftMode.AUTO, t.mode());
     assertEquals(List.of(1, 5, 20, 50, 100), t.steps());
     assertEquals(Duration.ofMinutes(5), t.window());
     assertEquals(Duration.ofSeconds(60), t.cooldown());
@@ -47,9 +47,9 @@ class TrafficConfigTest {
     assertNull(t.gates().maxP99Millis());
     assertNull(t.gates().external());
     assertEquals(Duration.ofMinutes(10), t.confirmTimeout());
-    assertEquals("reject", t.onConfirmTimeout());
+    assertEquals(ConfirmTimeout.REJECT, t.onConfirmTimeout());
     assertEquals(Duration.ofSeconds(5), t.ttlMargin());
-    assertEquals("step", t.confirm());
+    assertEquals(ConfirmScope.STEP, t.confirm());
   }
 
   @Test
@@ -63,6 +63,30 @@ class TrafficConfigTest {
     assertEquals(Duration.ofSeconds(2), t.gates().external().timeout());
   }
 
+  @Test
+  void spellingsAreReadInAnyCase() throws Exception {
+    TrafficConfig t =
+        parse("{ mode: Auto-With-Confirm, onConfirmTimeout: PROCEED, confirm: Move }")
+            .services()
+            .get(0)
+            .traffic();
+    assertEquals(ShiftMode.AUTO_WITH_CONFIRM, t.mode());
+    assertEquals(ConfirmTimeout.PROCEED, t.onConfirmTimeout());
+    assertEquals(ConfirmScope.MOVE, t.confirm());
+    assertEquals("auto-with-confirm", t.mode().toString());
+  }
+
+  @Test
+  void everyBadSpellingIsReportedAtOnce() {
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () -> parse("{ mode: sometimes, onConfirmTimeout: maybe, confirm: all, steps: [] }"));
+    for (String field : List.of("mode", "onConfirmTimeout", "confirm", "steps")) {
+      assertTrue(e.getMessage().contains(PREFIX + field + ": "), e.getMessage());
+    }
+  }
+
   @ParameterizedTest
   @CsvSource(
       delimiter = '|',
@@ -73,8 +97,9 @@ class TrafficConfigTest {
         "{ gates: { external: { url: 'ftp://x', query: up, max: 1 } } } | gates.external.url: must be an http:// or https:// URL",
         "{ gates: { external: { url: 'http://x', max: 1 } } } | gates.external.query: is required",
         "{ gates: { external: { url: 'http://x', query: up } } } | gates.external.max: is required",
-        "{ onConfirmTimeout: maybe } | onConfirmTimeout: must be one of reject, proceed; was 'maybe'",
-        "{ confirm: all } | confirm: must be one of step, move; was 'all'",
+        "{ onConfirmTimeout: maybe } | onConfirmTimeout: must be one of reject, proceed, was \"maybe\"",
+        "{ confirm: all } | confirm: must be one of step, move, was \"all\"",
+        "{ mode: automatic } | mode: must be one of auto, auto-with-confirm, manual, was \"automatic\"",
         "{ confirmTimeout: 0s } | confirmTimeout: must be above 0",
         "{ steps: [10, 5, 100] } | steps[1]: steps must rise strictly within 1..100, was 5",
       })

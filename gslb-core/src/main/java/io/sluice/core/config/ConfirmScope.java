@@ -1,0 +1,25 @@
+package io.sluice.core.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** What one confirmation covers in auto-with-confirm mode ({@code traffic.confirm}). */
+public enum ConfirmScope {
+  /** Every step of a ramp is proposed and confirmed on its own. */
+  @JsonProperty("step")
+  STEP("step"),
+  /** One confirmation starts the move and covers its whole ramp. */
+  @JsonProperty("move")
+  MOVE("move");
+
+  private final String text;
+
+  ConfirmScope(String text) {
+    this.text = text;
+  }
+
+  /** The spelling in the configuration. */
+  @Override
+  public String toString() {
+    return text;
+  }
+}
