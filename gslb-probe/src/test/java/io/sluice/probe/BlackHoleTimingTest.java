@@ -3,6 +3,7 @@ package io.sluice.probe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.core.config.CheckType;
 import io.sluice.core.health.Verdict;
 import io.sluice.core.state.Snapshot;
 import io.sluice.core.state.SnapshotStore;
@@ -84,9 +85,9 @@ class BlackHoleTimingTest {
    * a whole (jittered) interval away. Returns that moment.
    */
   private long dieRightAfterAHeartbeat(Mode how) {
-    int before = backend.starts("tcp", 0).size();
+    int before = backend.starts(CheckType.TCP, 0).size();
     long limit = now() + 6 * SECOND;
-    while (backend.starts("tcp", 0).size() == before) {
+    while (backend.starts(CheckType.TCP, 0).size() == before) {
       assertTrue(now() < limit, "no heartbeat within 6 s");
       clock.advance(STEP);
     }
@@ -99,13 +100,13 @@ class BlackHoleTimingTest {
     long died = dieRightAfterAHeartbeat(Mode.BLACK_HOLE);
     long downSeen = advanceUntil(Verdict.DOWN, Duration.ofSeconds(20));
 
-    long heartbeat = backend.starts("tcp", died).get(0);
+    long heartbeat = backend.starts(CheckType.TCP, died).get(0);
     assertTrue(
         heartbeat - died <= 55 * SECOND / 10, "next heartbeat " + (heartbeat - died) + " ns later");
     // The heartbeat times out after 2 s and starts the full-link confirmation at once; fast runs
     // follow every second while earlier ones are still waiting for their 5 s timeout, three at
     // most in flight, so the fourth waits for the first to time out.
-    List<Long> fullLinks = backend.starts("http", died);
+    List<Long> fullLinks = backend.starts(CheckType.HTTP, died);
     assertEquals(
         List.of(2 * SECOND, 3 * SECOND, 4 * SECOND, 7 * SECOND),
         fullLinks.subList(0, 4).stream().map(t -> t - heartbeat).toList(),
@@ -131,9 +132,9 @@ class BlackHoleTimingTest {
   void aRefusingBackendIsDownTwoSecondsAfterItsNextHeartbeat() {
     long died = dieRightAfterAHeartbeat(Mode.REFUSES);
     long downSeen = advanceUntil(Verdict.DOWN, Duration.ofSeconds(15));
-    long heartbeat = backend.starts("tcp", died).get(0);
+    long heartbeat = backend.starts(CheckType.TCP, died).get(0);
     // Refusals are tried 3 times each; the runs at +0, +1 and +2 s decide.
-    List<Long> fullLinks = backend.starts("http", died);
+    List<Long> fullLinks = backend.starts(CheckType.HTTP, died);
     assertEquals(0, fullLinks.get(0) - heartbeat);
     long down = heartbeat + 2 * SECOND;
     assertTrue(downSeen >= down, "down " + (down - downSeen) + " ns early");
@@ -164,11 +165,11 @@ class BlackHoleTimingTest {
   void aPassDuringFastModeClearsItAndTheEarlierRunsLateTimeoutIsDropped() {
     long died = dieRightAfterAHeartbeat(Mode.BLACK_HOLE);
     // Wait for the first confirming full-link run (2 s after the heartbeat), then recover.
-    while (backend.starts("http", died).isEmpty()) {
+    while (backend.starts(CheckType.HTTP, died).isEmpty()) {
       assertTrue(now() - died < 10 * SECOND, "no full-link confirmation");
       clock.advance(STEP);
     }
-    long first = backend.starts("http", died).get(0);
+    long first = backend.starts(CheckType.HTTP, died).get(0);
     backend.mode(Mode.ANSWERS);
     clock.advance(Duration.ofSeconds(20));
 
@@ -177,7 +178,9 @@ class BlackHoleTimingTest {
     // (applied, it would have started a fast run at +6 s). The next run is the regular one.
     assertEquals(
         List.of(first, first + SECOND),
-        backend.starts("http", died).stream().filter(t -> t < first + 10 * SECOND).toList());
+        backend.starts(CheckType.HTTP, died).stream()
+            .filter(t -> t < first + 10 * SECOND)
+            .toList());
     assertEquals(1, metrics.failures("fullLink"), "the late timeout still counts as a check run");
     assertEquals(Verdict.UP, verdict());
     assertTrue(

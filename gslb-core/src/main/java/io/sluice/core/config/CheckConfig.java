@@ -1,5 +1,8 @@
 package io.sluice.core.config;
 
+import static com.fasterxml.jackson.annotation.JsonFormat.Feature.ACCEPT_CASE_INSENSITIVE_PROPERTIES;
+
+import com.fasterxml.jackson.annotation.JsonFormat;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -14,7 +17,8 @@ import java.util.regex.PatternSyntaxException;
  * layer: 5 s / 2 s for a heartbeat, 30 s / 5 s for a full-link check.
  */
 public record CheckConfig(
-    String type,
+    // Read in any case, as the first release read it.
+    @JsonFormat(with = ACCEPT_CASE_INSENSITIVE_PROPERTIES) CheckType type,
     String address,
     Integer port,
     String path,
@@ -32,7 +36,7 @@ public record CheckConfig(
     Duration maxLatency) {
 
   public CheckConfig {
-    type = type == null ? "http" : type.toLowerCase(Locale.ROOT);
+    type = type == null ? CheckType.HTTP : type;
     path = path == null ? "/" : path;
     method = method == null ? "GET" : method.toUpperCase(Locale.ROOT);
     headers = Lists.copyOrdered(headers);
@@ -43,20 +47,48 @@ public record CheckConfig(
   /** A TCP connect check of {@code port}, with layer defaults for interval and timeout. */
   public static CheckConfig tcp(int port) {
     return new CheckConfig(
-        "tcp", null, port, null, null, null, null, null, null, null, null, null, null, null, null,
+        CheckType.TCP,
+        null,
+        port,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
         null);
   }
 
   /** An HTTP GET of {@code path} on {@code port} expecting 200, with layer defaults. */
   public static CheckConfig http(int port, String path) {
     return new CheckConfig(
-        "http", null, port, path, null, null, null, null, null, null, null, null, null, null, null,
+        CheckType.HTTP,
+        null,
+        port,
+        path,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
         null);
   }
 
   /** True for {@code http} and {@code https} checks. */
   public boolean isHttp() {
-    return !"tcp".equals(type);
+    return type != CheckType.TCP;
   }
 
   /** The port to connect to: explicit, else 80 for http and 443 for https. */
@@ -64,7 +96,7 @@ public record CheckConfig(
     if (port != null) {
       return port;
     }
-    return "https".equals(type) ? 443 : 80;
+    return type.defaultPort();
   }
 
   /** The interval, or {@code layerDefault} when not set. */
@@ -78,12 +110,9 @@ public record CheckConfig(
   }
 
   void validate(String path, Problems p) {
-    if (!List.of("tcp", "http", "https").contains(type)) {
-      p.add(Problems.child(path, "type"), "must be one of tcp, http, https; was '" + type + "'");
-    }
     if (port != null) {
       p.range(Problems.child(path, "port"), port, 1, 65535);
-    } else if ("tcp".equals(type)) {
+    } else if (type == CheckType.TCP) {
       p.add(Problems.child(path, "port"), "is required for a tcp check");
     }
     if (address != null && address.isBlank()) {

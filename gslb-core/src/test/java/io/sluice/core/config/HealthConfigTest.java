@@ -62,6 +62,11 @@ class HealthConfigTest {
             "{ fullLink: { type: http, expectStatus: [99] } }",
             ep,
             "pools.web.health.fullLink.expectStatus[0]: must be 100..599, was 99"),
+        new Case(
+            "{}",
+            "{ heartbeat: { type: icmp, port: 80 } }",
+            ep,
+            "pools.web.health.heartbeat.type: must be one of tcp, http, https, was \"icmp\""),
         new Case("{}", "{ attempts: 0 }", ep, "pools.web.health.attempts: must be 1..10, was 0"),
         new Case("{}", "{ fastRecheck: 0s }", ep, "pools.web.health.fastRecheck: must be positive"),
         new Case(
@@ -119,5 +124,23 @@ class HealthConfigTest {
             "t.yaml",
             Path.of("."));
     assertEquals(443, ok.pools().get("web").health().fullLink().effectivePort());
+    assertEquals(CheckType.HTTPS, ok.pools().get("web").health().fullLink().type());
+  }
+
+  @Test
+  void checkTypesAreReadInAnyCaseAndHttpIsTheDefault() throws Exception {
+    SluiceConfig c =
+        ConfigLoader.parse(
+            config(
+                "{}",
+                "{ heartbeat: { type: TCP, port: 8080 }, fullLink: { path: /ready } }",
+                "{ name: a, address: 192.0.2.1 }"),
+            "t.yaml",
+            Path.of("."));
+    HealthConfig h = c.pools().get("web").health();
+    assertEquals(CheckType.TCP, h.heartbeat().type());
+    assertEquals(8080, h.heartbeat().effectivePort());
+    assertEquals(CheckType.HTTP, h.fullLink().type());
+    assertEquals(80, h.fullLink().effectivePort());
   }
 }

@@ -8,6 +8,7 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.sluice.core.config.Addresses;
 import io.sluice.core.config.CheckConfig;
+import io.sluice.core.config.CheckType;
 import io.sluice.core.config.ProbeConfig;
 import io.sluice.core.spi.Ticker;
 import java.net.URI;
@@ -67,7 +68,7 @@ public final class CheckFactory implements CheckSource, AutoCloseable {
     if (!c.isHttp()) {
       return new TcpConnectCheck(group, resolver, target, timeout);
     }
-    SslContext ssl = "https".equals(c.type()) ? (c.tlsInsecure() ? insecure : verifying) : null;
+    SslContext ssl = c.type() == CheckType.HTTPS ? (c.tlsInsecure() ? insecure : verifying) : null;
     return new HttpCheck(group, resolver, target, c, ssl, timeout);
   }
 
@@ -104,7 +105,7 @@ public final class CheckFactory implements CheckSource, AutoCloseable {
     }
     CheckConfig c =
         new CheckConfig(
-            u.getScheme(),
+            tls ? CheckType.HTTPS : CheckType.HTTP,
             host,
             port,
             path,

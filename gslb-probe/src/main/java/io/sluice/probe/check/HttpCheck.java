@@ -70,7 +70,7 @@ final class HttpCheck implements Check {
         config.maxLatency() == null ? Long.MAX_VALUE : config.maxLatency().toNanos();
     this.expectStatus = Set.copyOf(config.expectStatus());
     this.body = BodyExpectation.of(config);
-    boolean defaultPort = target.port() == ("https".equals(config.type()) ? 443 : 80);
+    boolean defaultPort = target.port() == config.type().defaultPort();
     String h = config.host() != null ? config.host() : target.authority();
     if (config.host() != null && !defaultPort) {
       h = config.host() + ":" + target.port();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.core.config.CheckConfig;
+import io.sluice.core.config.CheckType;
 import io.sluice.probe.testing.HttpBackend;
 import io.sluice.probe.testing.TcpBackend;
 import java.time.Duration;
@@ -35,7 +36,7 @@ class ChecksTest {
   private static CheckConfig http(
       int port, String host, String body, String regex, String ptr, String val, Duration max) {
     return new CheckConfig(
-        "http",
+        CheckType.HTTP,
         null,
         port,
         "/ready",
@@ -129,7 +130,7 @@ class ChecksTest {
     try (HttpBackend b = new HttpBackend()) {
       CheckConfig c =
           new CheckConfig(
-              "http",
+              CheckType.HTTP,
               null,
               b.port(),
               "/",
@@ -161,7 +162,7 @@ class ChecksTest {
     try (TcpBackend tcp = new TcpBackend()) {
       CheckConfig byName =
           new CheckConfig(
-              "tcp",
+              CheckType.TCP,
               "localhost",
               tcp.port(),
               null,
@@ -182,7 +183,7 @@ class ChecksTest {
       assertTrue(r.ok(), r.toString());
       CheckConfig unknown =
           new CheckConfig(
-              "tcp",
+              CheckType.TCP,
               "no-such-host.invalid",
               tcp.port(),
               null,

@@ -9,6 +9,7 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import io.sluice.core.config.CheckConfig;
+import io.sluice.core.config.CheckType;
 import io.sluice.core.testing.SelfSignedKeyStore;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -105,7 +106,7 @@ class HttpsCheckTest {
 
   private static CheckConfig https(String host, Boolean insecure) {
     return new CheckConfig(
-        "https",
+        CheckType.HTTPS,
         null,
         server.getAddress().getPort(),
         "/ready",

@@ -1,6 +1,7 @@
 package io.sluice.probe.testing;
 
 import io.sluice.core.config.CheckConfig;
+import io.sluice.core.config.CheckType;
 import io.sluice.probe.check.Check;
 import io.sluice.probe.check.CheckResult;
 import io.sluice.probe.check.CheckSource;
@@ -25,7 +26,7 @@ public final class SimulatedBackend implements CheckSource {
   }
 
   /** One started check run. */
-  public record Run(String type, long startNanos) {}
+  public record Run(CheckType type, long startNanos) {}
 
   private final ManualTaskScheduler clock;
   private volatile Mode mode = Mode.ANSWERS;
@@ -42,7 +43,7 @@ public final class SimulatedBackend implements CheckSource {
   }
 
   /** Start times of the runs of {@code type} started at or after {@code fromNanos}. */
-  public List<Long> starts(String type, long fromNanos) {
+  public List<Long> starts(CheckType type, long fromNanos) {
     return runs.stream()
         .filter(r -> r.type().equals(type) && r.startNanos() >= fromNanos)
         .map(Run::startNanos)
