@@ -50,7 +50,7 @@ final class Answers {
     long ttl = live.ttl();
     if (lastResort) {
       return switch (svc.config().lastResort().action()) {
-        case "address" ->
+        case ADDRESS ->
             new Decision(
                 Decision.Outcome.ANSWER,
                 svc.lastResortByFamily().get(family),
@@ -58,9 +58,9 @@ final class Answers {
                 ttl,
                 scope,
                 List.of());
-        case "empty" ->
-            new Decision(Decision.Outcome.EMPTY, List.of(), null, ttl, scope, List.of());
-        default -> new Decision(Decision.Outcome.FAIL, List.of(), null, ttl, scope, List.of());
+        case EMPTY -> new Decision(Decision.Outcome.EMPTY, List.of(), null, ttl, scope, List.of());
+        case SERVFAIL ->
+            new Decision(Decision.Outcome.FAIL, List.of(), null, ttl, scope, List.of());
       };
     }
     List<byte[]> addresses = new ArrayList<>();

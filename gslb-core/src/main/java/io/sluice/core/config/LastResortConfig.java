@@ -1,16 +1,21 @@
 package io.sluice.core.config;
 
+import static com.fasterxml.jackson.annotation.JsonFormat.Feature.ACCEPT_CASE_INSENSITIVE_PROPERTIES;
+
+import com.fasterxml.jackson.annotation.JsonFormat;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * What a service answers when red-line rules leave no pool: a fixed fallback address list,
  * SERVFAIL, or an empty NOERROR answer.
  */
-public record LastResortConfig(String action, List<String> addresses) {
+public record LastResortConfig(
+    // Read in any case, as the first release read it.
+    @JsonFormat(with = ACCEPT_CASE_INSENSITIVE_PROPERTIES) LastResortAction action,
+    List<String> addresses) {
 
   public LastResortConfig {
-    action = action == null ? "servfail" : action.toLowerCase(Locale.ROOT);
+    action = action == null ? LastResortAction.SERVFAIL : action;
     addresses = Lists.copy(addresses);
   }
 
@@ -19,17 +24,8 @@ public record LastResortConfig(String action, List<String> addresses) {
   }
 
   void validate(String path, Problems p) {
-    switch (action) {
-      case "servfail", "empty" -> {}
-      case "address" -> {
-        if (addresses.isEmpty()) {
-          p.add(Problems.child(path, "addresses"), "at least one address is required");
-        }
-      }
-      default ->
-          p.add(
-              Problems.child(path, "action"),
-              "must be one of servfail, empty, address; was '" + action + "'");
+    if (action == LastResortAction.ADDRESS && addresses.isEmpty()) {
+      p.add(Problems.child(path, "addresses"), "at least one address is required");
     }
     for (int i = 0; i < addresses.size(); i++) {
       if (!Addresses.isLiteral(addresses.get(i))) {

@@ -1,0 +1,28 @@
+package io.sluice.core.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** What a service answers when red-line rules leave no pool ({@code lastResort.action}). */
+public enum LastResortAction {
+  /** SERVFAIL, so resolvers try another server or keep what they have. */
+  @JsonProperty("servfail")
+  SERVFAIL("servfail"),
+  /** An empty NOERROR answer. */
+  @JsonProperty("empty")
+  EMPTY("empty"),
+  /** The fixed addresses of {@code lastResort.addresses}. */
+  @JsonProperty("address")
+  ADDRESS("address");
+
+  private final String text;
+
+  LastResortAction(String text) {
+    this.text = text;
+  }
+
+  /** The spelling in the configuration and in decision explanations. */
+  @Override
+  public String toString() {
+    return text;
+  }
+}
