@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -13,21 +12,7 @@ class LastResortConfigTest {
   static final String PREFIX = "zones[0].services[0].lastResort.";
 
   static ServiceConfig parse(String lastResort) throws ConfigException {
-    String yaml =
-        """
-        pools:
-          p: { endpoints: [ { address: 192.0.2.1 } ] }
-        zones:
-          - origin: example.com.
-            soa: { mname: ns1.example.com., rname: hostmaster.example.com. }
-            ns: [ns1.example.com.]
-            services:
-              - name: app
-                pools: [p]
-                lastResort: %s
-        """
-            .formatted(lastResort);
-    return ConfigLoader.parse(yaml, "t.yaml", Path.of(".")).services().get(0);
+    return OneService.parse("lastResort", lastResort).services().get(0);
   }
 
   @Test

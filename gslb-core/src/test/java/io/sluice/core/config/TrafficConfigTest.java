@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -16,21 +15,7 @@ class TrafficConfigTest {
   static final String PREFIX = "zones[0].services[0].traffic.";
 
   static SluiceConfig parse(String traffic) throws ConfigException {
-    String yaml =
-        """
-        pools:
-          p: { endpoints: [ { address: 192.0.2.1 } ] }
-        zones:
-          - origin: example.com.
-            soa: { mname: ns1.example.com., rname: hostmaster.example.com. }
-            ns: [ns1.example.com.]
-            services:
-              - name: app
-                pools: [p]
-                traffic: %s
-        """
-            .formatted(traffic);
-    return ConfigLoader.parse(yaml, "t.yaml", Path.of("."));
+    return OneService.parse("traffic", traffic);
   }
 
   @Test
