@@ -4,8 +4,9 @@
 # the server's classes from it and answers, and neither a truncated archive nor one with damaged
 # contents keeps the server from starting; where the kernel offers transparent huge pages, the
 # server's heap is in them; G1 starts marking the old generation at the launcher's threshold, or
-# at one SLUICE_JAVA_OPTS gives. The node serves the shipped example on a loopback port the checks
-# pick, with a state directory of its own. Exits non-zero, naming every failed check.
+# at one SLUICE_JAVA_OPTS gives; the JVM's statistics sampler runs once a second. The node serves
+# the shipped example on a loopback port the checks pick, with a state directory of its own.
+# Exits non-zero, naming every failed check.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 jar="$root/gslb-dns-server/target/sluice.jar"
@@ -75,6 +76,8 @@ fi
 
 what="G1 starts marking the old generation at 75 % of the heap"
 check eval 'tr " " "\n" <"$work/flags" | grep -qx -- "-XX:InitiatingHeapOccupancyPercent=75"'
+what="the JVM's statistics sampler wakes once a second"
+check eval 'tr " " "\n" <"$work/flags" | grep -qx -- "-XX:PerfDataSamplingInterval=1000"'
 what="a threshold in SLUICE_JAVA_OPTS wins over the launcher's"
 extra_opts="-XX:InitiatingHeapOccupancyPercent=45"
 check eval 'serve && tr " " "\n" <"$work/flags" | grep -qx -- "-XX:InitiatingHeapOccupancyPercent=45"'
