@@ -597,7 +597,9 @@ public final class MicrometerGslbMetrics implements GslbMetrics {
 
   @Override
   public void policyEvent(String service, String event) {
-    policyEvents.get(service, event).increment();
+    // Counted on the DNS path (an event of an answer): each thread in a cell of its own, as for
+    // service answers, so that event loops answering the same service share no written line.
+    policyEvents.get(service, event).cell().increment();
   }
 
   @Override

@@ -223,6 +223,34 @@ class MetricsScrapeTest {
   }
 
   @Test
+  void policyEventsOfThreadsThatEndedAndOfThoseStillCountingAllCount() throws Exception {
+    try (AdminFixture f = new AdminFixture()) {
+      var g = f.metrics.gslb();
+      String svc = "app.example.com.";
+      Thread[] loops = new Thread[3];
+      for (int t = 0; t < loops.length; t++) {
+        loops[t] =
+            new Thread(
+                () -> {
+                  for (int i = 0; i < 1000; i++) {
+                    g.policyEvent(svc, "fail-closed");
+                  }
+                });
+        loops[t].start();
+      }
+      for (Thread t : loops) {
+        t.join();
+      }
+      g.policyEvent(svc, "fail-closed"); // this thread's own cell, still alive
+      Map<String, Double> after =
+          PrometheusText.parse(f.get("/metrics", AdminFixture.VIEWER).body());
+      assertEquals(
+          3001.0,
+          value(after, "sluice_policy_events_total", "service", svc, "event", "fail-closed"));
+    }
+  }
+
+  @Test
   void aLabelTupleMapsToOneCachedMeter() {
     MeterCache<Object> cache = new MeterCache<>(4, labels -> String.join("|", labels));
     Object first = cache.get("z", "A", "NOERROR", "udp");
