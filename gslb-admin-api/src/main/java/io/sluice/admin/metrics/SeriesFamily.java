@@ -303,8 +303,8 @@ final class SeriesFamily {
    * The label set last made on this thread, which the next series of another family with the same
    * keys and values shares: the state gauges and counters of one service are made one after the
    * other, about twenty of them labelled by the service alone, and one copy of their values and
-   * label text saves about a kilobyte per service. One entry per thread, so nothing is kept for a
-   * service after its series are gone.
+   * label text saves about a kilobyte per service. One entry per thread: at most the last label set
+   * a thread made outlives its series.
    */
   private record LabelSet(String[] keys, String[] values, byte[] text) {}
 
