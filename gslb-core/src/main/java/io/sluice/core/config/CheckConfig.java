@@ -46,43 +46,43 @@ public record CheckConfig(
 
   /** A TCP connect check of {@code port}, with layer defaults for interval and timeout. */
   public static CheckConfig tcp(int port) {
-    return new CheckConfig(
-        CheckType.TCP,
-        null,
-        port,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null);
+    return request(CheckType.TCP, null, port, null, null, null, null);
   }
 
   /** An HTTP GET of {@code path} on {@code port} expecting 200, with layer defaults. */
   public static CheckConfig http(int port, String path) {
+    return request(CheckType.HTTP, null, port, path, null, null, null);
+  }
+
+  /**
+   * A check of {@code type} on {@code port} of {@code address} (null: the endpoint's); for http and
+   * https a GET of {@code path} with the Host {@code host} (null: the address) expecting {@code
+   * expectStatus} (null: 200). The layer's timeout unless {@code timeout} is set; nothing else set.
+   */
+  public static CheckConfig request(
+      CheckType type,
+      String address,
+      int port,
+      String path,
+      String host,
+      List<Integer> expectStatus,
+      Duration timeout) {
     return new CheckConfig(
-        CheckType.HTTP,
-        null,
+        type,
+        address,
         port,
         path,
         null,
+        host,
+        null,
+        expectStatus,
         null,
         null,
         null,
         null,
         null,
         null,
-        null,
-        null,
-        null,
-        null,
+        timeout,
         null);
   }
 

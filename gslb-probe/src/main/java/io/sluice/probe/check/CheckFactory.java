@@ -97,32 +97,28 @@ public final class CheckFactory implements CheckSource, AutoCloseable {
       return new TcpConnectCheck(
           group, resolver, new CheckTarget(host, u.getPort()), CANARY_TIMEOUT);
     }
-    boolean tls = "https".equals(u.getScheme());
-    int port = u.getPort() > 0 ? u.getPort() : tls ? 443 : 80;
+    CheckType type = "https".equals(u.getScheme()) ? CheckType.HTTPS : CheckType.HTTP;
+    int port = u.getPort() > 0 ? u.getPort() : type.defaultPort();
     String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
     if (u.getRawQuery() != null) {
       path = path + "?" + u.getRawQuery();
     }
     CheckConfig c =
-        new CheckConfig(
-            tls ? CheckType.HTTPS : CheckType.HTTP,
+        CheckConfig.request(
+            type,
             host,
             port,
             path,
-            "GET",
             Addresses.isLiteral(host) ? null : host,
-            null,
             List.of(200, 204),
-            null,
-            null,
-            null,
-            null,
-            null,
-            null,
-            CANARY_TIMEOUT,
-            null);
+            CANARY_TIMEOUT);
     return new HttpCheck(
-        group, resolver, new CheckTarget(host, port), c, tls ? verifying : null, CANARY_TIMEOUT);
+        group,
+        resolver,
+        new CheckTarget(host, port),
+        c,
+        type == CheckType.HTTPS ? verifying : null,
+        CANARY_TIMEOUT);
   }
 
   @Override

@@ -129,23 +129,7 @@ class ChecksTest {
   void httpTimesOutAndSendsTheConfiguredHostHeader() throws Exception {
     try (HttpBackend b = new HttpBackend()) {
       CheckConfig c =
-          new CheckConfig(
-              CheckType.HTTP,
-              null,
-              b.port(),
-              "/",
-              null,
-              "www.example.com",
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null);
+          CheckConfig.request(CheckType.HTTP, null, b.port(), "/", "www.example.com", null, null);
       CheckResult first = run(checks.create(c, "127.0.0.1", Duration.ofSeconds(5)));
       assertTrue(first.ok(), first.toString());
       assertEquals("www.example.com:" + b.port(), b.lastHost());
@@ -161,44 +145,13 @@ class ChecksTest {
   void aHostNameAddressIsResolvedOffTheEventLoop() throws Exception {
     try (TcpBackend tcp = new TcpBackend()) {
       CheckConfig byName =
-          new CheckConfig(
-              CheckType.TCP,
-              "localhost",
-              tcp.port(),
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null);
+          CheckConfig.request(CheckType.TCP, "localhost", tcp.port(), null, null, null, null);
       // A CNAME endpoint has no address of its own: the check's address is used.
       CheckResult r = run(checks.create(byName, null, Duration.ofSeconds(2)));
       assertTrue(r.ok(), r.toString());
       CheckConfig unknown =
-          new CheckConfig(
-              CheckType.TCP,
-              "no-such-host.invalid",
-              tcp.port(),
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null,
-              null);
+          CheckConfig.request(
+              CheckType.TCP, "no-such-host.invalid", tcp.port(), null, null, null, null);
       assertEquals("resolve", run(checks.create(unknown, null, Duration.ofSeconds(2))).reason());
     }
   }
