@@ -6,19 +6,18 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 public enum CheckType {
   /** A TCP connect to the target's port. */
   @JsonProperty("tcp")
-  TCP("tcp", 0),
+  TCP(0),
   /** An HTTP request, port 80 unless set. */
   @JsonProperty("http")
-  HTTP("http", 80),
+  HTTP(80),
   /** An HTTP request over TLS, port 443 unless set. */
   @JsonProperty("https")
-  HTTPS("https", 443);
+  HTTPS(443);
 
-  private final String text;
+  private final String text = Spellings.of(this);
   private final int defaultPort;
 
-  CheckType(String text, int defaultPort) {
-    this.text = text;
+  CheckType(int defaultPort) {
     this.defaultPort = defaultPort;
   }
 

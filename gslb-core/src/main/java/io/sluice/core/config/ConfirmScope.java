@@ -6,16 +6,12 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 public enum ConfirmScope {
   /** Every step of a ramp is proposed and confirmed on its own. */
   @JsonProperty("step")
-  STEP("step"),
+  STEP,
   /** One confirmation starts the move and covers its whole ramp. */
   @JsonProperty("move")
-  MOVE("move");
+  MOVE;
 
-  private final String text;
-
-  ConfirmScope(String text) {
-    this.text = text;
-  }
+  private final String text = Spellings.of(this);
 
   /** The spelling in the configuration. */
   @Override

@@ -6,16 +6,12 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 public enum ConfirmTimeout {
   /** The proposal is dropped, as a reject would drop it; the cooldown starts. */
   @JsonProperty("reject")
-  REJECT("reject"),
+  REJECT,
   /** The proposal goes ahead, as a confirmation would start it. */
   @JsonProperty("proceed")
-  PROCEED("proceed");
+  PROCEED;
 
-  private final String text;
-
-  ConfirmTimeout(String text) {
-    this.text = text;
-  }
+  private final String text = Spellings.of(this);
 
   /** The spelling in the configuration. */
   @Override

@@ -6,16 +6,12 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 public enum DenialMode {
   /** Compact denial of existence (RFC 9824): NSEC with NXNAME, NXDOMAIN answered as NODATA. */
   @JsonProperty("compact")
-  COMPACT("compact"),
+  COMPACT,
   /** Minimally covering NSEC records ("white lies", RFC 4470) made per query. */
   @JsonProperty("white-lies")
-  WHITE_LIES("white-lies");
+  WHITE_LIES;
 
-  private final String text;
-
-  DenialMode(String text) {
-    this.text = text;
-  }
+  private final String text = Spellings.of(this);
 
   /** The spelling in the configuration. */
   @Override

@@ -6,19 +6,15 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 public enum LastResortAction {
   /** SERVFAIL, so resolvers try another server or keep what they have. */
   @JsonProperty("servfail")
-  SERVFAIL("servfail"),
+  SERVFAIL,
   /** An empty NOERROR answer. */
   @JsonProperty("empty")
-  EMPTY("empty"),
+  EMPTY,
   /** The fixed addresses of {@code lastResort.addresses}. */
   @JsonProperty("address")
-  ADDRESS("address");
+  ADDRESS;
 
-  private final String text;
-
-  LastResortAction(String text) {
-    this.text = text;
-  }
+  private final String text = Spellings.of(this);
 
   /** The spelling in the configuration and in decision explanations. */
   @Override

@@ -6,19 +6,15 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 public enum ShiftMode {
   /** Fails over and ramps by itself; failback waits for a person unless autoFailback is set. */
   @JsonProperty("auto")
-  AUTO("auto"),
+  AUTO,
   /** Proposes each move (or each step) and waits for a confirmation before acting. */
   @JsonProperty("auto-with-confirm")
-  AUTO_WITH_CONFIRM("auto-with-confirm"),
+  AUTO_WITH_CONFIRM,
   /** Moves nothing by itself: only operators' commands shift traffic. */
   @JsonProperty("manual")
-  MANUAL("manual");
+  MANUAL;
 
-  private final String text;
-
-  ShiftMode(String text) {
-    this.text = text;
-  }
+  private final String text = Spellings.of(this);
 
   /** The spelling in the configuration and in status output. */
   @Override

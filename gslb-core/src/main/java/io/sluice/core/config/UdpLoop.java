@@ -9,16 +9,12 @@ public enum UdpLoop {
    * jar and loads; Netty's epoll loop otherwise.
    */
   @JsonProperty("native")
-  NATIVE("native"),
+  NATIVE,
   /** Always Netty's event loops. */
   @JsonProperty("netty")
-  NETTY("netty");
+  NETTY;
 
-  private final String text;
-
-  UdpLoop(String text) {
-    this.text = text;
-  }
+  private final String text = Spellings.of(this);
 
   /** The spelling in the configuration. */
   @Override
